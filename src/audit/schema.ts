@@ -1,0 +1,111 @@
+/**
+ * The audit store's schema: the allow-list of what may ever be stored (DESIGN §5).
+ *
+ * Migrations are numbered and keyed on `PRAGMA user_version`; migration n brings a database
+ * from version n-1 to n. Never edit a released migration: add one.
+ */
+
+/** Column names of `error_events`, in table order. These are the `--json` field names of the CLI. */
+export const ERROR_EVENT_COLUMNS = [
+  'error_id',
+  'occurred_at',
+  'trace_id',
+  'span_id',
+  'upstream_trace_id',
+  'service',
+  'protocol',
+  'protocol_version',
+  'rpc_method',
+  'skill',
+  'code',
+  'legacy_error',
+  'jsonrpc_code',
+  'http_status',
+  'retryable',
+  'retry_after_ms',
+  'client',
+  'fingerprint',
+  'idempotency',
+  'subject',
+  'attempt',
+  'retry_flags',
+  'violations',
+  'conformance',
+  'duration_ms',
+  'key_id',
+] as const;
+
+/** Column names of `traffic`. */
+export const TRAFFIC_COLUMNS = ['minute', 'service', 'skill', 'client', 'requests', 'errors', 'retries'] as const;
+
+/**
+ * Numbered migrations. Storage notes:
+ * - `occurred_at`, `minute`, gap times: epoch milliseconds (INTEGER).
+ * - `retryable`: 1 / 0 / NULL (unknown).
+ * - `retry_flags`, `violations`, `conformance`: JSON arrays as TEXT (`[]` when empty).
+ * - `error_id` is `err_` + UUIDv7 hex, so the primary key grows at its right edge.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: initial schema
+  `
+  CREATE TABLE error_events (
+    error_id          TEXT PRIMARY KEY NOT NULL,
+    occurred_at       INTEGER NOT NULL,
+    trace_id          TEXT,
+    span_id           TEXT,
+    upstream_trace_id TEXT,
+    service           TEXT NOT NULL,
+    protocol          TEXT NOT NULL,
+    protocol_version  TEXT,
+    rpc_method        TEXT NOT NULL,
+    skill             TEXT,
+    code              TEXT NOT NULL,
+    legacy_error      TEXT,
+    jsonrpc_code      INTEGER,
+    http_status       INTEGER,
+    retryable         INTEGER,
+    retry_after_ms    INTEGER,
+    client            TEXT,
+    fingerprint       TEXT,
+    idempotency       TEXT,
+    subject           TEXT,
+    attempt           INTEGER NOT NULL DEFAULT 1,
+    retry_flags       TEXT NOT NULL DEFAULT '[]',
+    violations        TEXT NOT NULL DEFAULT '[]',
+    conformance       TEXT NOT NULL DEFAULT '[]',
+    duration_ms       REAL,
+    key_id            TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX error_events_time ON error_events (occurred_at);
+  CREATE INDEX error_events_code_time ON error_events (code, occurred_at);
+  CREATE INDEX error_events_skill_time ON error_events (skill, occurred_at);
+  CREATE INDEX error_events_client_time ON error_events (client, occurred_at);
+  CREATE INDEX error_events_trace ON error_events (trace_id) WHERE trace_id IS NOT NULL;
+  CREATE INDEX error_events_upstream_trace ON error_events (upstream_trace_id) WHERE upstream_trace_id IS NOT NULL;
+
+  CREATE TABLE traffic (
+    minute   INTEGER NOT NULL,
+    service  TEXT NOT NULL,
+    skill    TEXT NOT NULL,
+    client   TEXT NOT NULL,
+    requests INTEGER NOT NULL DEFAULT 0,
+    errors   INTEGER NOT NULL DEFAULT 0,
+    retries  INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (minute, service, skill, client)
+  ) WITHOUT ROWID;
+
+  -- Errors that were seen but could not be recorded (queue overflow, write failure).
+  CREATE TABLE audit_gaps (
+    id         INTEGER PRIMARY KEY,
+    service    TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at   INTEGER NOT NULL,
+    dropped    INTEGER NOT NULL,
+    reason     TEXT NOT NULL
+  );
+  CREATE INDEX audit_gaps_time ON audit_gaps (ended_at);
+  `,
+];
+
+/** Schema version a fully migrated database reports in `PRAGMA user_version`. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

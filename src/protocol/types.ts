@@ -1,0 +1,59 @@
+import type { ErrorProtocol, Violation } from './error-event.js';
+
+/**
+ * One entry of a code table (AAP, A2A, JSON-RPC, DMC-12). Data only; see `codes/*.ts`.
+ */
+export interface CodeInfo {
+  /** The code exactly as the spec spells it (`RATE_LIMITED`, `EXTENSION_SUPPORT_REQUIRED`, `-32700`). */
+  code: string;
+  protocol: ErrorProtocol;
+  /** One-line meaning, from the spec. */
+  meaning: string;
+  /** JSON-RPC code (for AAP: the 2.0 form; see `AapCodeInfo.releasedJsonrpcCode`). Null for DMC-12 result errors. */
+  jsonrpcCode: number | null;
+  /** Retryable default (AAP: a default the dealer may override; DMC-12: fixed by the code). */
+  retryable: boolean;
+  /** Recommended client action in one line (fix the payload, re-quote, pick another VIN, back off…). */
+  clientAction: string;
+  /** Where the spec says so (`spec/aap-errors.txt "Error code reference"`). */
+  specSection: string;
+}
+
+/** Wire form of an error envelope as parsed. */
+export type WireForm =
+  | 'aap-2.0' // error.data array with ErrorInfo + typed aap.error
+  | 'aap-released' // v1.0–1.3: bare aap.error object in error.data
+  | 'errorinfo-only' // error.data array with an ErrorInfo but no typed payload
+  | 'a2a' // A2A protocol error (own shape)
+  | 'jsonrpc' // plain {code, message}
+  | 'dmc12' // error inside a successful DMC-12 result
+  | 'dmc12-legacy' // DMC-12 legacy `error` string only
+  | 'task-failed'; // skill failure hidden as a failed task in a successful result
+
+/** The normalised error of one JSON-RPC call, as `parseResponse` returns it. */
+export interface ParsedError {
+  protocol: ErrorProtocol;
+  form: WireForm;
+  /** Domain code (AAP / DMC-12 code, A2A reason) or the JSON-RPC code as a string. */
+  code: string;
+  /** JSON-RPC error code; null for errors inside a successful result. */
+  jsonrpcCode: number | null;
+  /** Null when the envelope lost it; never defaulted. */
+  retryable: boolean | null;
+  errorId: string | null;
+  /** Milliseconds; from `retry_after_ms` or `retry_after_seconds` × 1000. */
+  retryAfterMs: number | null;
+  /** From validation details; locations are the raw JSON pointers (sanitised by the audit layer). */
+  violations: Violation[];
+  /** DMC-12 `_metadata.trace_id` (`trc_…`). */
+  upstreamTraceId: string | null;
+  /** DMC-12 legacy `error` string, byte-for-byte. */
+  legacyError?: string | null;
+}
+
+/** One call's outcome in a response body. `id` is the JSON-RPC id as sent (1 and "1" differ). */
+export interface CallOutcome {
+  id: string | number | null;
+  ok: boolean;
+  error?: ParsedError;
+}
