@@ -1,1 +1,68 @@
-export {};
+/**
+ * `aap-triage/protocol`: the protocol knowledge every other part reads. Code tables as data,
+ * envelope builders and parsers for each wire form, and the conformance checker. No I/O.
+ */
+export type { ErrorEvent, ErrorProtocol, RetryFlag, TrafficSample, Violation } from './error-event.js';
+export { RETRY_FLAGS } from './error-event.js';
+export type { A2AErrorInfo, AapCodeInfo, CallOutcome, CodeInfo, Dmc12CodeInfo, ParsedError, WireForm } from './types.js';
+export * from './codes/index.js';
+export { ERROR_ID_PATTERN, mintErrorId } from './error-id.js';
+export {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_DEPTH,
+  decodeBody,
+  isParseFailure,
+  readJsonBody,
+  type BodyLimits,
+  type ParseFailure,
+  type ParseFailureCode,
+} from './json-body.js';
+export { readRetryable, retryAfterMs, violationsFromBadRequest, violationsFromErrors } from './extract.js';
+export {
+  DMC12_UNMAPPED_LEGACY,
+  MALFORMED_ERROR_MEMBER,
+  parseAapPayload,
+  parseCall,
+  parseDmc12Data,
+  parseErrorMember,
+  parseResponse,
+  parseResultError,
+  type CallFamily,
+  type ParseResponseOptions,
+} from './parse-response.js';
+export { parseSseResponse, type ParseSseOptions } from './parse-sse.js';
+export {
+  A2A_METHODS,
+  classifyCall,
+  classifyRequest,
+  matchBatch,
+  type BatchMatch,
+  type MatchedCall,
+  type RequestCall,
+} from './parse-request.js';
+export {
+  buildAapError,
+  type AapErrorMember,
+  type AapForm,
+  type AapValidationError,
+  type BuildAapErrorOptions,
+} from './builders/aap.js';
+export {
+  buildA2AError,
+  buildExtensionRequiredError,
+  type A2AErrorMember,
+  type BuildA2AErrorOptions,
+  type BuildExtensionRequiredOptions,
+} from './builders/a2a.js';
+export { buildDmc12Error, type BuildDmc12ErrorOptions, type Dmc12ErrorResult } from './builders/dmc12.js';
+export { buildJsonRpcError, errorResponse, successResponse, type JsonRpcErrorMember } from './builders/jsonrpc.js';
+export { containsStackTrace, isRfc3339, toCreatedAt } from './builders/common.js';
+export { AapError, isAapError, toAapErrorMember, type AapErrorOptions } from './aap-error.js';
+export {
+  CONFORMANCE_RULES,
+  checkConformance,
+  conformanceRuleIds,
+  type CheckConformanceOptions,
+  type ConformanceRule,
+  type ConformanceViolation,
+} from './conformance.js';

@@ -57,3 +57,31 @@ export interface CallOutcome {
   ok: boolean;
   error?: ParsedError;
 }
+
+/** An AAP `aap.error` code entry: `jsonrpcCode` is the 2.0 form's, `releasedJsonrpcCode` v1.0–1.3's. */
+export interface AapCodeInfo extends CodeInfo {
+  protocol: 'aap';
+  jsonrpcCode: number;
+  /** JSON-RPC code of the released form (v1.0–1.3): RATE_LIMITED -32002, UNSUPPORTED_SKILL -32601. */
+  releasedJsonrpcCode: number;
+  /** True for codes no current contract defines (v0.1's AUTH_REQUIRED); parsed, never built. */
+  legacy: boolean;
+  /** True for validation codes, whose `details.errors[]` lists every failing field. */
+  validation: boolean;
+}
+
+/** An A2A protocol error (-32001 … -32009); `code` is the google.rpc.ErrorInfo `reason`. */
+export interface A2AErrorInfo extends CodeInfo {
+  protocol: 'a2a';
+  jsonrpcCode: number;
+  /** The A2A error name (`ExtensionSupportRequiredError`). */
+  errorName: string;
+}
+
+/** A DMC-12 `error_code` entry; `retryable` is fixed by the code, not a default. */
+export interface Dmc12CodeInfo extends CodeInfo {
+  protocol: 'dmc12';
+  jsonrpcCode: null;
+  /** Known legacy `error` strings that map to this code (byte-for-byte, as servers send them). */
+  legacyErrors: readonly string[];
+}

@@ -1,0 +1,87 @@
+/**
+ * Rules every builder shares (issue 2 "Common rules"): no stack trace in a message, `created_at`
+ * as RFC 3339 UTC, JSON-safe details, error ids minted when not given.
+ */
+
+const STACK_PATTERNS: readonly RegExp[] = [
+  // V8 / JavaScript frames: "    at fn (/app/x.js:10:5)", "at async file:///app/x.mjs:3:9", "at node:internal/…:1:2"
+  /(^|\n)\s*at\s+(?:async\s+)?(?:[^\n()]*\()?(?:file:\/\/|node:|\/|[A-Za-z]:\\|<anonymous>)[^\n]*:\d+(?::\d+)?\)?/,
+  /(^|\n)\s*at\s+[\w$.<>[\]]+\s+\([^)\n]*:\d+:\d+\)/,
+  // Java / .NET frames: "at com.example.Foo.bar(Foo.java:42)", "at X.Y() in C:\x.cs:line 12"
+  /(^|\n)\s*at\s+[\w$.]+\([\w$]+\.(?:java|kt|scala):\d+\)/,
+  /\sin\s+\S+:line\s+\d+/,
+  // Python
+  /Traceback \(most recent call last\)/,
+  /(^|\n)\s*File "[^"\n]+", line \d+/,
+  // Go
+  /(^|\n)goroutine \d+ \[/,
+];
+
+/**
+ * True when `text` looks like it contains a stack trace (JavaScript, Java/.NET, Python or Go
+ * frames). Spec: "Dealer agents MUST NOT leak internal stack traces in message."
+ */
+export function containsStackTrace(text: string): boolean {
+  return STACK_PATTERNS.some((re) => re.test(text));
+}
+
+/**
+ * Throws a TypeError naming `option` when `message` is not a non-empty string or contains a
+ * stack trace. Returns the message.
+ */
+export function checkMessage(message: unknown, option: string, required = true): string | undefined {
+  if (message === undefined && !required) return undefined;
+  if (typeof message !== 'string' || message.length === 0) {
+    throw new TypeError(`${option} must be a non-empty string`);
+  }
+  if (containsStackTrace(message)) {
+    throw new TypeError(`${option} contains a stack trace; put safe diagnostics in details instead`);
+  }
+  return message;
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** True when `value` is an RFC 3339 date-time with a time zone (Z or ±HH:MM) naming a real instant. */
+export function isRfc3339(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = RFC3339.exec(value);
+  if (!m) return false;
+  const [, , mo, d, h, mi, s] = m.map(Number) as number[];
+  if (mo! < 1 || mo! > 12 || d! < 1 || d! > 31 || h! > 23 || mi! > 59 || s! > 60) return false;
+  return !Number.isNaN(Date.parse(value));
+}
+
+/**
+ * `created_at` as RFC 3339 UTC with second precision (`2026-04-30T10:15:30Z`), from a Date, epoch
+ * milliseconds, or an RFC 3339 string (normalised to UTC). Default: now. Throws TypeError naming
+ * `createdAt` for anything else.
+ */
+export function toCreatedAt(createdAt?: Date | string | number): string {
+  let ms: number;
+  if (createdAt === undefined) ms = Date.now();
+  else if (createdAt instanceof Date) ms = createdAt.getTime();
+  else if (typeof createdAt === 'number') ms = createdAt;
+  else if (isRfc3339(createdAt)) ms = Date.parse(createdAt);
+  else throw new TypeError('createdAt must be a Date, epoch milliseconds, or an RFC 3339 date-time with a time zone');
+  const date = new Date(ms);
+  if (Number.isNaN(date.getTime())) throw new TypeError('createdAt is not a valid time');
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A deep, JSON-only copy of `value`; throws TypeError naming `option` when it is not JSON-safe. */
+export function jsonCopy<T>(value: T, option: string): T {
+  try {
+    return JSON.parse(JSON.stringify(value)) as T;
+  } catch (err) {
+    throw new TypeError(`${option} is not JSON-serialisable: ${(err as Error).message}`);
+  }
+}
+
+/** Checks a caller-supplied error id: a non-empty string of at most 128 visible characters. */
+export function checkErrorId(errorId: unknown, option = 'errorId'): string {
+  if (typeof errorId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(errorId)) {
+    throw new TypeError(`${option} must be 1–128 printable ASCII characters without spaces`);
+  }
+  return errorId;
+}

@@ -1,0 +1,82 @@
+/**
+ * DMC-12 tool errors: the `result` member `{ data, _metadata }` returned inside a successful
+ * JSON-RPC response (spec/dmc12-errors.txt "The envelope"; reference dmc12-error.schema.json).
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { DMC12_CODES, type Dmc12Code } from '../codes/dmc12-codes.js';
+import { ERROR_ID_PATTERN, mintErrorId } from '../error-id.js';
+import { isObject } from '../extract.js';
+import { checkMessage } from './common.js';
+
+/** Options of `buildDmc12Error`. */
+export interface BuildDmc12ErrorOptions {
+  /** Tool name for `_metadata.tool` (`create_reservation`). Required. */
+  tool: string;
+  /** Legacy `error` string, kept byte-for-byte; default: the code in lower case. */
+  legacyError?: string;
+  /** Optional human-readable, non-sensitive `message`. A stack trace is refused. */
+  message?: string;
+  /** `err_` + 32 lowercase hex; minted (UUIDv7) when absent. */
+  errorId?: string;
+  /** `_metadata.trace_id` (`trc_…`); minted as `trc_` + 32 hex when absent. */
+  traceId?: string;
+  /** `_metadata.protocol`; default `a2a` (the rail the envelope rides). */
+  protocol?: string;
+}
+
+/** The `result` member of a DMC-12 tool error. */
+export interface Dmc12ErrorResult {
+  data: {
+    error: string;
+    message?: string;
+    error_code: Dmc12Code;
+    retryable: boolean;
+    error_id: string;
+  };
+  _metadata: { trace_id: string; tool: string; protocol: string };
+}
+
+/**
+ * Builds the DMC-12 error `result`: `data = {error, message?, error_code, retryable, error_id}`
+ * with `retryable` fixed by the code, and `_metadata = {trace_id, tool, protocol}`.
+ *
+ * Throws TypeError (naming the option) for an unknown code, a missing tool, an `errorId` that is
+ * not `err_` + 32 lowercase hex, a `traceId` not starting `trc_`, or a message with a stack trace.
+ */
+export function buildDmc12Error(code: Dmc12Code, options: BuildDmc12ErrorOptions): Dmc12ErrorResult {
+  if (typeof code !== 'string' || !Object.hasOwn(DMC12_CODES, code)) {
+    throw new TypeError(`code: unknown DMC-12 error code ${JSON.stringify(code)}`);
+  }
+  const opts: Partial<BuildDmc12ErrorOptions> = isObject(options) ? options : {};
+  if (typeof opts.tool !== 'string' || !/^[A-Za-z0-9_.:/-]{1,128}$/.test(opts.tool)) {
+    throw new TypeError('tool must be the tool name (letters, digits, _ . : / -)');
+  }
+  if (opts.legacyError !== undefined && (typeof opts.legacyError !== 'string' || opts.legacyError.length === 0)) {
+    throw new TypeError('legacyError must be a non-empty string');
+  }
+  const message = checkMessage(opts.message, 'message', false);
+  if (opts.errorId !== undefined && (typeof opts.errorId !== 'string' || !ERROR_ID_PATTERN.test(opts.errorId))) {
+    throw new TypeError('errorId must be err_ followed by 32 lowercase hex digits');
+  }
+  if (opts.traceId !== undefined && (typeof opts.traceId !== 'string' || !/^trc_[\x21-\x7e]{1,124}$/.test(opts.traceId))) {
+    throw new TypeError('traceId must start with trc_');
+  }
+  if (opts.protocol !== undefined && (typeof opts.protocol !== 'string' || opts.protocol.length === 0)) {
+    throw new TypeError('protocol must be a non-empty string');
+  }
+  const info = DMC12_CODES[code];
+  return {
+    data: {
+      error: opts.legacyError ?? code.toLowerCase(),
+      ...(message !== undefined ? { message } : {}),
+      error_code: code,
+      retryable: info.retryable,
+      error_id: opts.errorId ?? mintErrorId(),
+    },
+    _metadata: {
+      trace_id: opts.traceId ?? `trc_${uuidv7().replace(/-/g, '')}`,
+      tool: opts.tool,
+      protocol: opts.protocol ?? 'a2a',
+    },
+  };
+}

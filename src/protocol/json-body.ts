@@ -1,0 +1,176 @@
+import { errorText } from './extract.js';
+
+/**
+ * Turning an untrusted HTTP body into a JSON value without throwing: size cap, strict UTF-8,
+ * nesting-depth cap, truncation detection. Everything downstream reads own properties only,
+ * so a `"__proto__"` key (which JSON.parse creates as an ordinary own property) is inert.
+ */
+
+/** Why a body could not be read as JSON-RPC. Stable strings: callers branch and count on them. */
+export type ParseFailureCode =
+  | 'empty' // zero bytes / only whitespace
+  | 'too-large' // more bytes than `maxBytes`
+  | 'invalid-utf8' // bytes that are not well-formed UTF-8
+  | 'too-deep' // arrays/objects nested deeper than `maxDepth`
+  | 'truncated' // JSON text that ends before its last value is closed
+  | 'invalid-json' // any other JSON syntax error
+  | 'not-jsonrpc'; // valid JSON, but not a JSON-RPC response (or request) object or batch
+
+/**
+ * The value `parseResponse`, `classifyRequest` and `matchBatch` return instead of throwing.
+ * Discriminate with `isParseFailure(x)` (or `!Array.isArray(x)`).
+ */
+export interface ParseFailure {
+  ok: false;
+  parseError: { code: ParseFailureCode; message: string };
+}
+
+/** Limits for reading a body. */
+export interface BodyLimits {
+  /** Largest body accepted, in bytes (UTF-8). Default 8 MiB. */
+  maxBytes?: number;
+  /** Deepest array/object nesting accepted (top level = 1). Default 64. */
+  maxDepth?: number;
+}
+
+/** Default `maxBytes` (8 MiB). */
+export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/** Default `maxDepth`. AAP/DMC-12 bodies nest about 10 deep; 64 leaves room without risk. */
+export const DEFAULT_MAX_DEPTH = 64;
+
+/** Type guard for the failure value. */
+export function isParseFailure(value: unknown): value is ParseFailure {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { ok?: unknown }).ok === false &&
+    typeof (value as { parseError?: unknown }).parseError === 'object'
+  );
+}
+
+/** Builds a `ParseFailure`. */
+export function parseFailure(code: ParseFailureCode, message: string): ParseFailure {
+  return { ok: false, parseError: { code, message } };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads `body` (JSON text, Buffer/Uint8Array of UTF-8, or an already-parsed value) into a JSON
+ * value within the limits. Never throws. An already-parsed value is only depth-checked.
+ */
+export function readJsonBody(body: unknown, limits: BodyLimits = {}): { value: unknown } | ParseFailure {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxDepth = limits.maxDepth ?? DEFAULT_MAX_DEPTH;
+  try {
+    if (!(body instanceof Uint8Array) && typeof body !== 'string') {
+      return valueDepthOk(body, maxDepth)
+        ? { value: body }
+        : parseFailure('too-deep', `value nests deeper than ${maxDepth} levels (or is cyclic)`);
+    }
+    const decoded = decodeBody(body, maxBytes);
+    if (typeof decoded !== 'string') return decoded;
+    const text = decoded;
+    const scan = scanJsonText(text, maxDepth);
+    if (scan !== null) return scan;
+    try {
+      return { value: JSON.parse(text) as unknown };
+    } catch (err) {
+      return parseFailure('invalid-json', `invalid JSON: ${errorText(err)}`);
+    }
+  } catch (err) {
+    // Defensive: nothing above should throw, but the contract is "never throws".
+    const isText = typeof body === 'string' || body instanceof Uint8Array;
+    return parseFailure(isText ? 'invalid-json' : 'not-jsonrpc', `unreadable body: ${errorText(err)}`);
+  }
+}
+
+/**
+ * Text of a body (string, or UTF-8 bytes decoded strictly), without a leading BOM, within
+ * `maxBytes` (UTF-8 bytes). Returns a `ParseFailure` (`too-large`, `invalid-utf8`) instead of
+ * throwing.
+ */
+export function decodeBody(body: string | Uint8Array, maxBytes: number = DEFAULT_MAX_BYTES): string | ParseFailure {
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > maxBytes) {
+      return parseFailure('too-large', `body is ${body.byteLength} bytes, over the ${maxBytes}-byte limit`);
+    }
+    try {
+      return utf8.decode(body);
+    } catch {
+      return parseFailure('invalid-utf8', 'body is not well-formed UTF-8');
+    }
+  }
+  // Each UTF-16 unit is at least one UTF-8 byte, so the length alone can already decide.
+  if (body.length > maxBytes || (body.length * 3 > maxBytes && Buffer.byteLength(body, 'utf8') > maxBytes)) {
+    return parseFailure('too-large', `body is over the ${maxBytes}-byte limit`);
+  }
+  return body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+}
+
+/**
+ * One pass over JSON text tracking string state and nesting depth, so that a too-deep body is
+ * refused before JSON.parse builds it and a body cut short is reported as truncated rather than
+ * as a generic syntax error. Returns null when the text may be parsed.
+ */
+function scanJsonText(text: string, maxDepth: number): ParseFailure | null {
+  let depth = 0;
+  let inString = false;
+  let sawValue = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+      continue;
+    }
+    switch (c) {
+      case 0x22:
+        inString = true;
+        sawValue = true;
+        break;
+      case 0x7b /* { */:
+      case 0x5b /* [ */:
+        sawValue = true;
+        if (++depth > maxDepth) return parseFailure('too-deep', `JSON nests deeper than ${maxDepth} levels`);
+        break;
+      case 0x7d /* } */:
+      case 0x5d /* ] */:
+        depth--;
+        if (depth < 0) return parseFailure('invalid-json', `unbalanced closing bracket at offset ${i}`);
+        break;
+      case 0x20:
+      case 0x0a:
+      case 0x0d:
+      case 0x09:
+        break;
+      default:
+        sawValue = true;
+    }
+  }
+  if (!sawValue) return parseFailure('empty', 'body is empty');
+  if (inString || depth > 0) {
+    return parseFailure('truncated', `JSON ends early (${inString ? 'inside a string' : `${depth} unclosed`})`);
+  }
+  return null;
+}
+
+/** Iterative depth check of an already-parsed value; a cycle exceeds any depth. */
+function valueDepthOk(root: unknown, maxDepth: number): boolean {
+  if (typeof root !== 'object' || root === null) return true;
+  const stack: Array<[object, number]> = [[root, 1]];
+  let visited = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > maxDepth) return false;
+    // A cycle within the depth limit keeps pushing; bound the work as well.
+    if (++visited > 10_000_000) return false;
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return true;
+}

@@ -1,0 +1,285 @@
+/**
+ * Response parsers: one JSON-RPC response body (single object or batch) → one normalised outcome
+ * per call. Implements issue 2 "Parsers" over the wire forms of spec/aap-errors.txt (2.0 array,
+ * released object, ErrorInfo-only, A2A protocol errors, plain JSON-RPC) and spec/dmc12-errors.txt
+ * (errors inside a successful `result`), plus failed tasks hidden in a success.
+ */
+import type { CallOutcome, ParsedError, WireForm } from './types.js';
+import type { ErrorProtocol } from './error-event.js';
+import { A2A_ERROR_DOMAIN, A2A_ERRORS, BAD_REQUEST_TYPE_URL, ERROR_INFO_TYPE_URL, TASK_FAILED_INFO } from './codes/a2a-codes.js';
+import { AAP_ERROR_DOMAIN, AAP_ERROR_TYPE_URL, isAapCode } from './codes/aap-codes.js';
+import { DMC12_CODES, dmc12CodeForLegacyError, isDmc12Code } from './codes/dmc12-codes.js';
+import { lookupCode } from './codes/index.js';
+import {
+  type JsonObject,
+  errorText,
+  isObject,
+  own,
+  ownObject,
+  ownString,
+  readRetryable,
+  retryAfterMs,
+  violationsFromBadRequest,
+  violationsFromErrors,
+} from './extract.js';
+import { type BodyLimits, type ParseFailure, parseFailure, readJsonBody } from './json-body.js';
+
+/** Protocol family of the call, when the caller knows it from the request (see `classifyRequest`). */
+export type CallFamily = 'aap' | 'dmc12';
+
+/** Options of `parseResponse`. */
+export interface ParseResponseOptions extends BodyLimits {
+  /**
+   * The protocol family of the request, if known. Disambiguates bare numeric codes: a DMC-12
+   * `-32001` is an auth failure (HTTP 401), an A2A `-32001` is TASK_NOT_FOUND.
+   */
+  family?: CallFamily;
+}
+
+/** Code given to a DMC-12 legacy `error` string that no table entry maps (the string itself is not a code). */
+export const DMC12_UNMAPPED_LEGACY = 'UNMAPPED_LEGACY_ERROR';
+/** Code given to a response whose `error` member is not an object. */
+export const MALFORMED_ERROR_MEMBER = 'MALFORMED_ERROR_MEMBER';
+
+/**
+ * Parses a JSON-RPC response body into one `CallOutcome` per call, in body order.
+ *
+ * `body` is JSON text, UTF-8 bytes (Buffer / Uint8Array) or an already-parsed value. A batch gives
+ * one outcome per element that is a response object (has own `result` or `error`); other elements
+ * are skipped. Pair outcomes with calls by id using `matchBatch`, never by position.
+ *
+ * An outcome is `{ id, ok: true }` for success, else `{ id, ok: false, error }` where `error` is
+ * the normalised `ParsedError`: AAP payload found by `@type` (unknown `@type` entries ignored),
+ * released object form, ErrorInfo-only array, A2A errors, plain `{code, message}`; DMC-12 errors
+ * inside `result.data`; a task whose state is failed (form `task-failed`). `retryable` is read
+ * strictly and stays null when the wire lost it, except DMC-12, where the code fixes it
+ * (dmc12-error.schema.json if/then).
+ *
+ * Never throws: unreadable bodies give `{ ok: false, parseError: { code, message } }`
+ * (`ParseFailureCode`: empty, too-large, invalid-utf8, too-deep, truncated, invalid-json, not-jsonrpc).
+ */
+export function parseResponse(body: unknown, options: ParseResponseOptions = {}): CallOutcome[] | ParseFailure {
+  const read = readJsonBody(body, options);
+  if ('parseError' in read) return read;
+  return outcomesFromValue(read.value, options.family);
+}
+
+/** As `parseResponse`, for a value already read by `readJsonBody`. */
+export function outcomesFromValue(value: unknown, family?: CallFamily): CallOutcome[] | ParseFailure {
+  try {
+    if (Array.isArray(value)) {
+      if (value.length === 0) return parseFailure('not-jsonrpc', 'empty batch array');
+      const out: CallOutcome[] = [];
+      for (const item of value) if (isResponseObject(item)) out.push(parseCall(item, family));
+      if (out.length === 0) return parseFailure('not-jsonrpc', 'batch holds no JSON-RPC response objects');
+      return out;
+    }
+    if (isResponseObject(value)) return [parseCall(value, family)];
+    return parseFailure('not-jsonrpc', 'body is not a JSON-RPC response (no result or error member)');
+  } catch (err) {
+    return parseFailure('not-jsonrpc', `unreadable response: ${errorText(err)}`);
+  }
+}
+
+/** `value` is an object with an own `result` or `error` member. */
+export function isResponseObject(value: unknown): value is JsonObject {
+  return isObject(value) && (Object.hasOwn(value, 'result') || Object.hasOwn(value, 'error'));
+}
+
+/** The JSON-RPC id as sent (number or string kept distinct); null when absent or of another type. */
+export function readId(obj: unknown): string | number | null {
+  const id = own(obj, 'id');
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/** One response object → its outcome. Never throws on odd shapes. */
+export function parseCall(response: JsonObject, family?: CallFamily): CallOutcome {
+  const id = readId(response);
+  if (Object.hasOwn(response, 'error')) {
+    return { id, ok: false, error: parseErrorMember(response.error, family) };
+  }
+  const hidden = parseResultError(response.result);
+  return hidden ? { id, ok: false, error: hidden } : { id, ok: true };
+}
+
+function base(protocol: ErrorProtocol, form: WireForm, code: string, jsonrpcCode: number | null): ParsedError {
+  return {
+    protocol,
+    form,
+    code,
+    jsonrpcCode,
+    retryable: null,
+    errorId: null,
+    retryAfterMs: null,
+    violations: [],
+    upstreamTraceId: null,
+  };
+}
+
+function isTyped(entry: unknown, typeUrl: string): entry is JsonObject {
+  const t = own(entry, '@type');
+  // Accept the short google.rpc name too: some servers drop the type.googleapis.com/ prefix.
+  return typeof t === 'string' && (t === typeUrl || (typeUrl.startsWith('type.googleapis.com/') && t === typeUrl.slice(20)));
+}
+
+/**
+ * Normalises a JSON-RPC `error` member (any wire form). Exposed for callers that hold only the
+ * member (an SDK's retained `errorResponse.error`).
+ */
+export function parseErrorMember(error: unknown, family?: CallFamily): ParsedError {
+  if (!isObject(error)) return base('jsonrpc', 'jsonrpc', MALFORMED_ERROR_MEMBER, null);
+  const rawCode = own(error, 'code');
+  const jsonrpcCode = typeof rawCode === 'number' && Number.isInteger(rawCode) ? rawCode : null;
+  const data = own(error, 'data');
+
+  if (Array.isArray(data)) return fromDetailArray(data, jsonrpcCode, family);
+  if (isObject(data)) {
+    if (ownString(data, 'type') === 'aap.error' || isTyped(data, AAP_ERROR_TYPE_URL)) {
+      return fromAapPayload(data, 'aap-released', jsonrpcCode);
+    }
+    if (ownString(data, 'error_code') !== null) return fromDmc12Data(data, null, jsonrpcCode);
+  }
+  return plain(jsonrpcCode, family);
+}
+
+function plain(jsonrpcCode: number | null, family?: CallFamily): ParsedError {
+  if (jsonrpcCode === null) return base('jsonrpc', 'jsonrpc', MALFORMED_ERROR_MEMBER, null);
+  // -32001…-32009 are A2A's; on a DMC-12 call -32001 is the auth failure (HTTP 401).
+  if (family !== 'dmc12') {
+    const a2a = jsonrpcCode <= -32001 && jsonrpcCode >= -32009 ? lookupCode('a2a', jsonrpcCode) : undefined;
+    if (a2a) return base('a2a', 'a2a', a2a.code, jsonrpcCode);
+  }
+  return base('jsonrpc', 'jsonrpc', String(jsonrpcCode), jsonrpcCode);
+}
+
+function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: CallFamily): ParsedError {
+  const payload = data.find((e) => isTyped(e, AAP_ERROR_TYPE_URL)) as JsonObject | undefined;
+  const infos = data.filter((e): e is JsonObject => isTyped(e, ERROR_INFO_TYPE_URL));
+  const aapInfo = infos.find((i) => own(i, 'domain') === AAP_ERROR_DOMAIN);
+  const badRequest = data.find((e) => isTyped(e, BAD_REQUEST_TYPE_URL));
+  const brViolations = violationsFromBadRequest(own(badRequest, 'fieldViolations'));
+
+  if (payload) {
+    const parsed = fromAapPayload(payload, 'aap-2.0', jsonrpcCode);
+    const meta = ownObject(aapInfo, 'metadata');
+    if (parsed.retryable === null) parsed.retryable = readRetryable(own(meta, 'retryable'));
+    parsed.errorId ??= ownString(meta, 'error_id');
+    parsed.retryAfterMs ??= retryAfterMs(meta);
+    if (parsed.violations.length === 0) parsed.violations = brViolations;
+    return parsed;
+  }
+  if (aapInfo) {
+    const meta = ownObject(aapInfo, 'metadata');
+    const code = ownString(aapInfo, 'reason') ?? ownString(meta, 'code') ?? String(jsonrpcCode);
+    const parsed = base('aap', 'errorinfo-only', code, jsonrpcCode);
+    parsed.retryable = readRetryable(own(meta, 'retryable'));
+    parsed.errorId = ownString(meta, 'error_id');
+    parsed.retryAfterMs = retryAfterMs(meta);
+    parsed.violations = brViolations;
+    return parsed;
+  }
+  const a2aInfo =
+    infos.find((i) => own(i, 'domain') === A2A_ERROR_DOMAIN) ??
+    infos.find((i) => Object.hasOwn(A2A_ERRORS, ownString(i, 'reason') ?? ''));
+  if (a2aInfo) {
+    const reason = ownString(a2aInfo, 'reason');
+    const parsed = base('a2a', 'a2a', reason ?? String(jsonrpcCode), jsonrpcCode);
+    parsed.violations = brViolations;
+    return parsed;
+  }
+  const otherInfo = infos[0];
+  if (otherInfo && isAapCode(ownString(otherInfo, 'reason'))) {
+    // An ErrorInfo carrying an AAP code under a wrong/missing domain: still the AAP code.
+    const meta = ownObject(otherInfo, 'metadata');
+    const parsed = base('aap', 'errorinfo-only', ownString(otherInfo, 'reason')!, jsonrpcCode);
+    parsed.retryable = readRetryable(own(meta, 'retryable'));
+    parsed.errorId = ownString(meta, 'error_id');
+    parsed.retryAfterMs = retryAfterMs(meta);
+    parsed.violations = brViolations;
+    return parsed;
+  }
+  const parsed = plain(jsonrpcCode, family);
+  parsed.violations = brViolations;
+  return parsed;
+}
+
+/**
+ * Normalises a bare typed `aap.error` payload (released `error.data`, or the `@type`-tagged entry
+ * of the 2.0 array, or an `aap.error` carried in a failed task). `jsonrpcCode` is the envelope's.
+ */
+export function parseAapPayload(payload: unknown, form: WireForm = 'aap-released', jsonrpcCode: number | null = null): ParsedError {
+  return fromAapPayload(isObject(payload) ? payload : {}, form, jsonrpcCode);
+}
+
+function fromAapPayload(payload: JsonObject, form: WireForm, jsonrpcCode: number | null): ParsedError {
+  const code = ownString(payload, 'code') ?? (jsonrpcCode !== null ? String(jsonrpcCode) : MALFORMED_ERROR_MEMBER);
+  const parsed = base('aap', form, code, jsonrpcCode);
+  parsed.retryable = readRetryable(own(payload, 'retryable'));
+  parsed.errorId = ownString(payload, 'error_id');
+  const details = own(payload, 'details');
+  parsed.retryAfterMs = retryAfterMs(details);
+  parsed.violations = violationsFromErrors(own(details, 'errors'));
+  return parsed;
+}
+
+/**
+ * Normalises a DMC-12 error object (`result.data`): `error_code` when present (form `dmc12`), else
+ * the legacy `error` string mapped through the table (form `dmc12-legacy`). Retryable: the wire
+ * value when it is a boolean, else the value the code fixes; null for an unknown code.
+ */
+export function parseDmc12Data(data: unknown, metadata: unknown = null, jsonrpcCode: number | null = null): ParsedError {
+  return fromDmc12Data(isObject(data) ? data : {}, metadata, jsonrpcCode);
+}
+
+function fromDmc12Data(data: JsonObject, metadata: unknown, jsonrpcCode: number | null): ParsedError {
+  const errorCode = ownString(data, 'error_code');
+  const legacy = ownString(data, 'error');
+  const code = errorCode ?? (legacy !== null ? (dmc12CodeForLegacyError(legacy) ?? DMC12_UNMAPPED_LEGACY) : DMC12_UNMAPPED_LEGACY);
+  const parsed = base('dmc12', errorCode !== null ? 'dmc12' : 'dmc12-legacy', code, jsonrpcCode);
+  const wire = own(data, 'retryable');
+  // DMC-12 fixes retryable by code, so a payload from before the taxonomy still has a known value.
+  parsed.retryable = wire === undefined ? (isDmc12Code(code) ? DMC12_CODES[code].retryable : null) : readRetryable(wire);
+  parsed.errorId = ownString(data, 'error_id');
+  parsed.retryAfterMs = retryAfterMs(data) ?? retryAfterMs(own(data, 'details'));
+  parsed.violations = violationsFromErrors(own(data, 'errors') ?? own(own(data, 'details'), 'errors'));
+  parsed.upstreamTraceId = ownString(metadata, 'trace_id');
+  parsed.legacyError = legacy;
+  return parsed;
+}
+
+const FAILED_STATES = new Set(['TASK_STATE_FAILED', 'failed']);
+
+/**
+ * Errors hidden in a successful `result`: a DMC-12 error object in `result.data`, or a task whose
+ * state is failed. Returns null for a genuine success.
+ */
+export function parseResultError(result: unknown): ParsedError | null {
+  if (!isObject(result)) return null;
+  const data = own(result, 'data');
+  if (isObject(data) && (typeof own(data, 'error_code') === 'string' || typeof own(data, 'error') === 'string')) {
+    return fromDmc12Data(data, own(result, '_metadata'), null);
+  }
+  // A2A 1.0 wraps the task (`result.task`), 0.3 returns it bare (`kind: "task"`); streaming sends
+  // status updates.
+  const task = ownObject(result, 'task') ?? ownObject(result, 'statusUpdate') ?? (own(result, 'status') ? result : null);
+  const status = ownObject(task, 'status');
+  const state = ownString(status, 'state');
+  if (state === null || !FAILED_STATES.has(state)) return null;
+  const payload = findAapPayloadInTask(task!);
+  if (payload) return fromAapPayload(payload, 'task-failed', null);
+  return base('a2a', 'task-failed', TASK_FAILED_INFO.code, null);
+}
+
+function findAapPayloadInTask(task: JsonObject): JsonObject | null {
+  const partLists: unknown[] = [own(ownObject(ownObject(task, 'status'), 'message'), 'parts')];
+  const artifacts = own(task, 'artifacts');
+  if (Array.isArray(artifacts)) for (const a of artifacts.slice(0, 100)) partLists.push(own(a, 'parts'));
+  for (const parts of partLists) {
+    if (!Array.isArray(parts)) continue;
+    for (const part of parts.slice(0, 100)) {
+      const d = own(part, 'data');
+      if (isObject(d) && (isTyped(d, AAP_ERROR_TYPE_URL) || ownString(d, 'type') === 'aap.error')) return d;
+    }
+  }
+  return null;
+}
