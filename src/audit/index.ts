@@ -1,0 +1,29 @@
+/**
+ * The PII-free audit store (DESIGN §5): batched SQLite writer, read-only reader, keyed
+ * pseudonyms, sanitisers, retention and erasure. Re-exports only.
+ */
+export { ERROR_EVENT_COLUMNS, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
+export type { AuditHealth, AuditSink } from './sink.js';
+export { openAuditSink } from './writer.js';
+export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
+export { AUDIT_SINK_DEFAULTS } from './options.js';
+export type { AuditSinkOptions } from './options.js';
+export { READER_BUSY_TIMEOUT_MS, openAuditReader } from './reader.js';
+export { AuditStoreError, PseudonymKeyError } from './errors.js';
+export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from './errors.js';
+export {
+  PSEUDONYM_BYTES,
+  canonicalParams,
+  createPseudonymizer,
+  loadPseudonymizer,
+  normalizeSubject,
+} from './pseudonym.js';
+export type { PseudonymKind, Pseudonymizer, PseudonymizerOptions } from './pseudonym.js';
+export { retryAfterFromDetails, sanitizeLegacyError, sanitizePointer } from './sanitize.js';
+export { DEFAULT_KNOWN_NAMES } from './known-names.js';
+export { DEFAULT_RETENTION_MS, forgetSubject, pruneOlderThan } from './maintenance.js';
+export type { PruneResult } from './maintenance.js';
+export { readHealth } from './health.js';
+export type { AuditHealthFile } from './health.js';
+export type { AuditLogger } from './logger.js';
+export { DEFAULT_DB_PATH, resolveDbPath } from './paths.js';

@@ -1,0 +1,41 @@
+/** Messages between the writer (main thread) and its worker. Internal: never exported. */
+
+/** `workerData` of the writer worker. */
+export interface WorkerInit {
+  path: string;
+  /** Absolute path of better-sqlite3's entry, resolved by the main thread. */
+  driverPath: string;
+  busyTimeoutMs: number;
+  journalSizeLimitBytes: number;
+  idleCheckpointMs: number;
+  migrations: readonly string[];
+  errorColumns: readonly string[];
+  /** Int32Array[0] = last processed batch seq (for synchronous waits at exit). */
+  signal: SharedArrayBuffer;
+}
+
+/** A traffic row: minute, service, skill, client, requests, errors, retries. */
+export type TrafficRow = [number, string, string, string, number, number, number];
+/** A gap row: service, started_at, ended_at, dropped, reason. */
+export type GapRow = [string, number, number, number, string];
+
+export interface BatchMessage {
+  type: 'batch';
+  seq: number;
+  /** error_events rows, values in ERROR_EVENT_COLUMNS order. */
+  rows: unknown[][];
+  traffic: TrafficRow[];
+  gaps: GapRow[];
+}
+
+export interface CloseMessage {
+  type: 'close';
+}
+
+export type ToWorker = BatchMessage | CloseMessage;
+
+export type FromWorker =
+  | { type: 'ready'; mode: number; chmodded: boolean }
+  | { type: 'failed'; kind: 'native-module' | 'open'; code: string; message: string }
+  | { type: 'result'; seq: number; written: number; error: { code: string; message: string } | null }
+  | { type: 'closed' };

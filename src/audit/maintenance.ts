@@ -1,0 +1,102 @@
+/**
+ * Retention and erasure (DESIGN §5, issue #4 "Retention and erasure"), exposed by the CLI's
+ * `prune` and `forget` commands. Deletes run in chunks, each its own `BEGIN IMMEDIATE`
+ * transaction, so live writers wait at most one chunk (well inside their busy timeout).
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { AuditStoreError } from './errors.js';
+import type { Pseudonymizer } from './pseudonym.js';
+import { openAuditMaintenance } from './reader.js';
+
+/** Default retention: 90 days, in ms. */
+export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+/** Rows deleted per transaction. */
+const CHUNK = 5_000;
+
+/** Rows deleted by {@link pruneOlderThan}, per table. */
+export interface PruneResult {
+  errorEvents: number;
+  traffic: number;
+  gaps: number;
+}
+
+function deleteInChunks(db: BetterSqlite3.Database, sql: string, ...params: unknown[]): number {
+  const statement = db.prepare(sql);
+  const chunk = db.transaction(() => statement.run(...params, CHUNK).changes);
+  let total = 0;
+  for (;;) {
+    const changes = chunk.immediate();
+    total += changes;
+    if (changes < CHUNK) return total;
+  }
+}
+
+function finish(db: BetterSqlite3.Database): void {
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // readers active: the writers' idle checkpoints will get to it
+  }
+  db.close();
+}
+
+/**
+ * Delete what is older than `olderThanMs` before `now`: error_events by `occurred_at`, traffic
+ * by `minute`, audit_gaps by `ended_at`. Returns the rows deleted per table.
+ *
+ * @param olderThanMs age in milliseconds (e.g. {@link DEFAULT_RETENTION_MS}); must be ≥ 0.
+ * @param now reference time, epoch ms (default `Date.now()`).
+ * @throws {AuditStoreError} when the database cannot be opened; RangeError for a bad age.
+ */
+export function pruneOlderThan(path: string, olderThanMs: number, now: number = Date.now()): PruneResult {
+  if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new RangeError(`Expected olderThanMs to be a number of milliseconds ≥ 0, got ${String(olderThanMs)}`);
+  }
+  const cutoff = now - olderThanMs;
+  const db = openAuditMaintenance(path);
+  try {
+    return {
+      errorEvents: deleteInChunks(
+        db,
+        'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE occurred_at < ? LIMIT ?)',
+        cutoff,
+      ),
+      traffic: deleteInChunks(
+        db,
+        'DELETE FROM traffic WHERE (minute, service, skill, client) IN (SELECT minute, service, skill, client FROM traffic WHERE minute < ? LIMIT ?)',
+        cutoff,
+      ),
+      gaps: deleteInChunks(db, 'DELETE FROM audit_gaps WHERE id IN (SELECT id FROM audit_gaps WHERE ended_at < ? LIMIT ?)', cutoff),
+    };
+  } catch (error) {
+    throw error instanceof AuditStoreError ? error : new AuditStoreError('unreadable', path, `prune failed: ${(error as Error).message}`, { cause: error });
+  } finally {
+    finish(db);
+  }
+}
+
+/**
+ * Delete every error_events row of one subject: the raw email or phone is pseudonymised with
+ * the current key (normalised the same way as when written) and rows with that `subject` go.
+ * Rows written under another key (`key_id`) cannot be matched; rotate keys with that in mind.
+ * Returns the number of rows deleted. The raw value is never logged or stored.
+ *
+ * @throws {AuditStoreError} when the database cannot be opened; TypeError when the value
+ *   normalises to nothing (neither an email nor a phone).
+ */
+export function forgetSubject(path: string, pseudonymizer: Pseudonymizer, emailOrPhone: string): number {
+  const subject = pseudonymizer.subject(emailOrPhone);
+  if (subject === null) throw new TypeError('Expected an email address or a phone number to forget');
+  const db = openAuditMaintenance(path);
+  try {
+    return deleteInChunks(
+      db,
+      'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? LIMIT ?)',
+      subject,
+    );
+  } catch (error) {
+    throw error instanceof AuditStoreError ? error : new AuditStoreError('unreadable', path, `forget failed: ${(error as Error).message}`, { cause: error });
+  } finally {
+    finish(db);
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * Keyed pseudonyms (DESIGN §5, issue #4 "Pseudonyms"): `HMAC-SHA256(secret, domain ‖ normalised
+ * value)`, truncated to 16 bytes and base64url-encoded (22 characters). Never a plain hash: an
+ * unkeyed SHA-256 of a phone or email is reversible by brute force.
+ *
+ * Each role has its own domain prefix (`client\0`, `fingerprint\0`, `idempotency\0`,
+ * `subject\0`), so one raw value used in two roles gives two unrelated pseudonyms.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { PseudonymKeyError } from './errors.js';
+import type { AuditLogger } from './logger.js';
+import { defaultLogger } from './logger.js';
+import { defaultKeyFilePath, resolveDbPath } from './paths.js';
+
+/** Bytes of HMAC output kept (128 bits: collision-free at audit scale, short in the UI). */
+export const PSEUDONYM_BYTES = 16;
+/** Shortest secret accepted (characters); the generated key file holds 64. */
+export const MIN_SECRET_LENGTH = 16;
+/** Nesting depth beyond which `fingerprint` stops descending (a marker stands for the rest). */
+const MAX_CANONICAL_DEPTH = 64;
+
+/** The roles a pseudonym can play; each is a separate HMAC domain. */
+export type PseudonymKind = 'client' | 'fingerprint' | 'idempotency' | 'subject';
+
+/** Turns raw values into keyed pseudonyms. All methods return null for an absent/empty value. */
+export interface Pseudonymizer {
+  /** Short non-secret id of the key (8 hex of `HMAC(secret, 'key-id')`); stored as `key_id`. */
+  readonly keyId: string;
+  /** Pseudonym of the caller's credential (API key, bearer token), as it is. */
+  client(credential: string | null | undefined): string | null;
+  /**
+   * Pseudonym of the canonicalised call: method, skill/tool and params with object keys sorted
+   * recursively, leaving out the A2A `params.message.messageId` (the JSON-RPC id is never passed).
+   * `params` is the parsed JSON value, so key order and whitespace of the wire do not matter.
+   */
+  fingerprint(method: string, skill: string | null | undefined, params: unknown): string;
+  /** Pseudonym of the request's `idempotency_key`, as it is. */
+  idempotency(key: string | null | undefined): string | null;
+  /** Pseudonym of a customer's email or phone, normalised first (see {@link normalizeSubject}). */
+  subject(emailOrPhone: string | null | undefined): string | null;
+  /** The pseudonym of `raw` in the given role with the current key: how the CLI searches. Throws a TypeError for another kind. */
+  lookup(kind: 'client' | 'idempotency' | 'subject', raw: string): string | null;
+}
+
+/** Options of {@link loadPseudonymizer}. */
+export interface PseudonymizerOptions {
+  /** Audit database path; the default key file sits beside it. Default: `AAP_TRIAGE_DB` or `./aap-triage.db`. */
+  dbPath?: string;
+  /** Environment to read `AAP_TRIAGE_KEY` / `AAP_TRIAGE_DB` from. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Key file. Default: `<dbPath>.key`. */
+  keyFile?: string;
+  /** Create the key file (32 random bytes as 64 hex, mode 0600) when neither key exists. Default: true. */
+  create?: boolean;
+  /** pino-compatible logger for "created key file at …". Default: pino to stderr. */
+  logger?: AuditLogger;
+}
+
+/**
+ * Normalise an email or phone before pseudonymising (issue #4):
+ * - contains `@` → email: trimmed and lower-cased;
+ * - otherwise → phone in E.164 form: `+` and digits only. A leading `+` or `00` marks an
+ *   international number; 10 digits without one are a NANP number and get `+1`; 11 digits
+ *   starting with `1` get `+`; other national numbers keep their digits behind a `+` (best
+ *   effort: without a country they cannot be made E.164, but the same input always maps the same).
+ * Returns null for an empty value or one with neither `@` nor digits.
+ */
+export function normalizeSubject(value: string): string | null {
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  if (trimmed.includes('@')) return trimmed.toLowerCase();
+  const international = trimmed.startsWith('+') || trimmed.startsWith('00');
+  let digits = trimmed.replace(/\D/g, '');
+  if (digits === '') return null;
+  if (international) {
+    if (!trimmed.startsWith('+')) digits = digits.slice(2);
+    return `+${digits}`;
+  }
+  if (digits.length === 10) return `+1${digits}`;
+  return `+${digits}`;
+}
+
+/**
+ * Canonical JSON of a parsed value: object keys sorted (UTF-16 code unit order), `undefined`
+ * members dropped, non-JSON values as `null`, and `message.messageId` under the top level left
+ * out. Never throws (cycles and very deep nesting become a marker string).
+ */
+export function canonicalParams(params: unknown): string {
+  const stack = new Set<object>();
+  const walk = (value: unknown, depth: number, atTop: boolean, inMessage: boolean): string => {
+    if (value === null) return 'null';
+    switch (typeof value) {
+      case 'string':
+        return JSON.stringify(value);
+      case 'number':
+        return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+      case 'boolean':
+        return value ? 'true' : 'false';
+      case 'object':
+        break;
+      default:
+        return 'null';
+    }
+    if (depth >= MAX_CANONICAL_DEPTH || stack.has(value)) return '"\u0000…"';
+    stack.add(value);
+    let out: string;
+    if (Array.isArray(value)) {
+      out = `[${value.map((item) => walk(item === undefined ? null : item, depth + 1, false, false)).join(',')}]`;
+    } else {
+      const record = value as Record<string, unknown>;
+      const parts: string[] = [];
+      for (const key of Object.keys(record).sort()) {
+        if (inMessage && key === 'messageId') continue;
+        const member = record[key];
+        if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+        parts.push(`${JSON.stringify(key)}:${walk(member, depth + 1, false, atTop && key === 'message')}`);
+      }
+      out = `{${parts.join(',')}}`;
+    }
+    stack.delete(value);
+    return out;
+  };
+  return walk(params === undefined ? null : params, 0, true, false);
+}
+
+function hmac(secret: string, domain: PseudonymKind | 'key-id', value: string): Buffer {
+  return createHmac('sha256', secret).update(`${domain}\u0000${value}`, 'utf8').digest();
+}
+
+/** Build a {@link Pseudonymizer} from a secret string (its UTF-8 bytes are the HMAC key). */
+export function createPseudonymizer(secret: string): Pseudonymizer {
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new PseudonymKeyError('too-short', `pseudonym secret is shorter than ${MIN_SECRET_LENGTH} characters`);
+  }
+  const pseudo = (kind: PseudonymKind, value: string) =>
+    hmac(secret, kind, value).subarray(0, PSEUDONYM_BYTES).toString('base64url');
+  const keyId = createHmac('sha256', secret).update('key-id', 'utf8').digest('hex').slice(0, 8);
+  const asIs = (kind: 'client' | 'idempotency') => (raw: string | null | undefined) =>
+    typeof raw === 'string' && raw !== '' ? pseudo(kind, raw) : null;
+  const client = asIs('client');
+  const idempotency = asIs('idempotency');
+  const subject = (raw: string | null | undefined) => {
+    if (typeof raw !== 'string') return null;
+    const normalised = normalizeSubject(raw);
+    return normalised === null ? null : pseudo('subject', normalised);
+  };
+  return {
+    keyId,
+    client,
+    idempotency,
+    subject,
+    fingerprint(method, skill, params) {
+      return pseudo('fingerprint', `${method}\u0000${skill ?? ''}\u0000${canonicalParams(params)}`);
+    },
+    lookup(kind, raw) {
+      if (kind === 'client') return client(raw);
+      if (kind === 'idempotency') return idempotency(raw);
+      if (kind === 'subject') return subject(raw);
+      throw new TypeError(`Expected lookup kind "client", "idempotency" or "subject", got ${JSON.stringify(kind)}`);
+    },
+  };
+}
+
+function readKeyFile(keyFile: string, logger: AuditLogger): string {
+  let text: string;
+  try {
+    text = readFileSync(keyFile, 'utf8').trim();
+    const mode = statSync(keyFile).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      logger.warn({ keyFile, mode: mode.toString(8) }, 'pseudonym key file is readable by group/others; chmod 600 it');
+    }
+  } catch (error) {
+    throw new PseudonymKeyError('unreadable', `cannot read pseudonym key file ${keyFile}: check its owner and mode (0600)`, {
+      cause: error,
+    });
+  }
+  if (text.length < MIN_SECRET_LENGTH) {
+    throw new PseudonymKeyError('too-short', `pseudonym key file ${keyFile} holds fewer than ${MIN_SECRET_LENGTH} characters`);
+  }
+  return text;
+}
+
+/** Create the key file atomically (temp file + link), so concurrent first starts agree on one key. */
+function createKeyFile(keyFile: string, logger: AuditLogger): string {
+  const secret = randomBytes(32).toString('hex');
+  const temp = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeSync(fd, `${secret}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(temp, 0o600);
+    linkSync(temp, keyFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readKeyFile(keyFile, logger);
+    throw new PseudonymKeyError(
+      'unreadable',
+      `cannot create pseudonym key file ${keyFile} (folder ${dirname(keyFile)}): set AAP_TRIAGE_KEY or make the folder writable`,
+      { cause: error },
+    );
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // already gone
+    }
+  }
+  logger.info({ keyFile }, `created pseudonym key file at ${keyFile} (mode 0600; keep it out of git and backups of the database)`);
+  return secret;
+}
+
+/**
+ * Load the pseudonymisation key and return a {@link Pseudonymizer} (issue #4 "Pseudonyms").
+ * The secret is `AAP_TRIAGE_KEY` when set (≥ 16 characters, used as its UTF-8 bytes), else the
+ * trimmed text of the key file (default `<db>.key`), which is created (64 hex characters from
+ * 32 random bytes, mode 0600) when missing and `create` is true. The secret is never logged.
+ *
+ * @throws {PseudonymKeyError} `missing` (no key and `create: false`), `unreadable`, `too-short`.
+ */
+export function loadPseudonymizer(options: PseudonymizerOptions = {}): Pseudonymizer {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? defaultLogger();
+  const fromEnv = env['AAP_TRIAGE_KEY']?.trim();
+  if (fromEnv) {
+    if (fromEnv.length < MIN_SECRET_LENGTH) {
+      throw new PseudonymKeyError('too-short', `AAP_TRIAGE_KEY is shorter than ${MIN_SECRET_LENGTH} characters: use a longer random secret`);
+    }
+    return createPseudonymizer(fromEnv);
+  }
+  const keyFile = options.keyFile ?? defaultKeyFilePath(resolveDbPath(options.dbPath, env));
+  let exists = true;
+  try {
+    statSync(keyFile);
+  } catch {
+    exists = false;
+  }
+  if (exists) return createPseudonymizer(readKeyFile(keyFile, logger));
+  if (options.create === false) {
+    throw new PseudonymKeyError('missing', `no pseudonym key: set AAP_TRIAGE_KEY or create ${keyFile} (the instrumented server creates it on first start)`);
+  }
+  return createPseudonymizer(createKeyFile(keyFile, logger));
+}

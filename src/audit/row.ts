@@ -1,0 +1,83 @@
+/**
+ * ErrorEvent → error_events row, with the sink's defence-in-depth checks (DESIGN §5): pointers
+ * are sanitised again, `legacy_error` re-checked, flags and rule ids kept only when they are
+ * tokens. Runs on the caller's thread inside `write()`, which catches what this throws.
+ */
+import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
+import { RETRY_FLAGS } from '../protocol/error-event.js';
+import type { GapRow, TrafficRow } from './internal-types.js';
+import { sanitizeLegacyError, sanitizePointer } from './sanitize.js';
+
+const TOKEN = /^[A-Za-z0-9_.:$-]{1,64}$/;
+const RETRY_FLAG_SET: ReadonlySet<string> = new Set(RETRY_FLAGS);
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const int = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : null);
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/** The event as values in `ERROR_EVENT_COLUMNS` order. Throws a TypeError without an `error_id`. */
+export function eventToRow(event: ErrorEvent, knownNames: ReadonlySet<string> | undefined): unknown[] {
+  if (typeof event?.error_id !== 'string' || event.error_id === '') throw new TypeError('ErrorEvent without error_id');
+  const violations = Array.isArray(event.violations)
+    ? event.violations.map((v) => ({
+        location: sanitizePointer(v?.location, knownNames),
+        keyword: typeof v?.keyword === 'string' && TOKEN.test(v.keyword) ? v.keyword : '*',
+      }))
+    : [];
+  const flags = Array.isArray(event.retry_flags) ? event.retry_flags.filter((f) => RETRY_FLAG_SET.has(f)) : [];
+  const rules = Array.isArray(event.conformance) ? event.conformance.filter((r) => typeof r === 'string' && TOKEN.test(r)) : [];
+  const attempt = int(event.attempt);
+  return [
+    event.error_id,
+    int(event.occurred_at) ?? Date.now(),
+    str(event.trace_id),
+    str(event.span_id),
+    str(event.upstream_trace_id),
+    str(event.service) ?? 'unknown_service',
+    str(event.protocol) ?? 'jsonrpc',
+    str(event.protocol_version),
+    str(event.rpc_method) ?? '_OTHER',
+    str(event.skill),
+    str(event.code) ?? 'unknown',
+    sanitizeLegacyError(event.legacy_error),
+    int(event.jsonrpc_code),
+    int(event.http_status),
+    event.retryable === true ? 1 : event.retryable === false ? 0 : null,
+    int(event.retry_after_ms),
+    str(event.client),
+    str(event.fingerprint),
+    str(event.idempotency),
+    str(event.subject),
+    attempt !== null && attempt >= 1 ? attempt : 1,
+    JSON.stringify(flags),
+    JSON.stringify(violations),
+    JSON.stringify(rules),
+    num(event.duration_ms),
+    str(event.key_id),
+  ];
+}
+
+/** Key under which traffic samples are added up before they are written. */
+export function trafficKey(sample: TrafficSample): string {
+  return `${sample.minute}\u0000${sample.service}\u0000${sample.skill}\u0000${sample.client}`;
+}
+
+/** A traffic sample as a row, or null when it is not well formed (counted, never thrown). */
+export function trafficToRow(sample: TrafficSample): TrafficRow | null {
+  const minute = int(sample?.minute);
+  if (minute === null || typeof sample.service !== 'string') return null;
+  return [
+    minute,
+    sample.service,
+    typeof sample.skill === 'string' ? sample.skill : '',
+    typeof sample.client === 'string' ? sample.client : '',
+    int(sample.requests) ?? 0,
+    int(sample.errors) ?? 0,
+    int(sample.retries) ?? 0,
+  ];
+}
+
+/** A gap row ("N errors not recorded between t1 and t2"). */
+export function gapRow(service: string, startedAt: number, endedAt: number, dropped: number, reason: string): GapRow {
+  return [service, startedAt, endedAt, dropped, reason];
+}

@@ -1,0 +1,470 @@
+/**
+ * The SQLite audit writer (DESIGN §5, issue #4 "Writer"): a bounded queue on the caller's
+ * thread, batches handed to a worker thread that commits each in one `BEGIN IMMEDIATE`
+ * transaction. Nothing here throws into the host after `openAuditSink` returns.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
+import { writeHealthFile } from './health.js';
+import type { BatchMessage, FromWorker, GapRow, TrafficRow, WorkerInit } from './internal-types.js';
+import { applyMigrations } from './migrate.js';
+import { checkOptions } from './options.js';
+import type { AuditSinkOptions, Settings } from './options.js';
+import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
+import type { ExitFlushable } from './process-hooks.js';
+import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
+import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
+import type { AuditHealth, AuditSink } from './sink.js';
+import { writerWorkerMain } from './writer-worker.js';
+
+/** Health with the counters only this sink has. */
+export interface SqliteAuditHealth extends AuditHealth {
+  /** Events whose `error_id` was already stored (not written again, not counted as written). */
+  duplicates: number;
+}
+
+/** The SQLite sink: an {@link AuditSink} that also says where it writes. */
+export interface SqliteAuditSink extends AuditSink {
+  /** Absolute database path. */
+  readonly path: string;
+  health(): SqliteAuditHealth;
+}
+
+/** Minimum gap between two warn lines of the same kind, ms. */
+const WARN_INTERVAL_MS = 60_000;
+
+interface InFlight {
+  seq: number;
+  rows: number;
+  minAt: number;
+  maxAt: number;
+  service: string;
+}
+
+interface Gap {
+  service: string;
+  startedAt: number;
+  endedAt: number;
+  count: number;
+}
+
+/** The worker's source: the migration function and the worker body, as plain JavaScript. */
+function workerSource(): string {
+  return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+}
+
+class Writer implements SqliteAuditSink, ExitFlushable {
+  readonly path: string;
+  readonly exitFlushTimeoutMs: number;
+  private readonly settings: Settings;
+  private worker: Worker | null = null;
+  private readonly signal = new SharedArrayBuffer(4);
+  private readonly signalView = new Int32Array(this.signal);
+  private state: AuditHealth['state'] = 'ok';
+  private reason: string | null = null;
+  private opened = false;
+  private openWaiters: Array<() => void> = [];
+  private written = 0;
+  private dropped = 0;
+  private failed = 0;
+  private duplicates = 0;
+  private pending: unknown[][] = [];
+  private pendingMinAt = Infinity;
+  private pendingMaxAt = -Infinity;
+  private pendingService: string | null = null;
+  private traffic = new Map<string, TrafficRow>();
+  private gaps: GapRow[] = [];
+  private openGap: Gap | null = null;
+  private inFlight = new Map<number, InFlight>();
+  private inFlightRows = 0;
+  private seq = 0;
+  private processedSeq = 0;
+  private flushWaiters: Array<{ seq: number; resolve: () => void }> = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private dueOnResult = false;
+  private closing: Promise<void> | null = null;
+  private lastWarn = new Map<string, number>();
+
+  constructor(settings: Settings) {
+    this.settings = settings;
+    this.path = settings.path;
+    this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
+    let driverPath: string;
+    try {
+      driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
+    } catch (error) {
+      this.fail(`better-sqlite3 cannot be found (${String((error as Error).message).split('\n')[0]}): run npm install`);
+      return;
+    }
+    const init: WorkerInit = {
+      path: settings.path,
+      driverPath,
+      busyTimeoutMs: settings.busyTimeoutMs,
+      journalSizeLimitBytes: settings.journalSizeLimitBytes,
+      idleCheckpointMs: settings.idleCheckpointMs,
+      migrations: MIGRATIONS,
+      errorColumns: ERROR_EVENT_COLUMNS,
+      signal: this.signal,
+    };
+    try {
+      this.worker = new Worker(workerSource(), { eval: true, workerData: init, name: 'aap-triage-audit-writer' });
+    } catch (error) {
+      this.fail(`cannot start the audit writer thread: ${String((error as Error).message)}`);
+      return;
+    }
+    this.worker.unref();
+    this.worker.on('message', (message: FromWorker) => this.onMessage(message));
+    this.worker.on('error', (error) => this.fail(`audit writer thread crashed: ${String(error.message).split('\n')[0]}`));
+    this.worker.on('exit', () => {
+      if (!this.closing) this.fail('audit writer thread exited unexpectedly');
+      this.worker = null;
+      this.settle();
+    });
+    registerExitFlush(this, settings.handleSignals);
+  }
+
+  write(event: ErrorEvent): void {
+    try {
+      if (this.closing || this.state === 'failed') {
+        this.failed++;
+        return;
+      }
+      if (this.pending.length + this.inFlightRows >= this.settings.queueLimit) {
+        this.drop(event);
+        return;
+      }
+      const row = eventToRow(event, this.settings.knownNames);
+      if (this.openGap) this.closeGap();
+      this.pending.push(row);
+      const at = row[1] as number;
+      if (at < this.pendingMinAt) this.pendingMinAt = at;
+      if (at > this.pendingMaxAt) this.pendingMaxAt = at;
+      this.pendingService ??= row[5] as string;
+      if (this.pending.length >= this.settings.batchSize) {
+        if (this.inFlight.size === 0) this.dispatch();
+        else this.dueOnResult = true;
+      } else this.arm();
+    } catch (error) {
+      this.failed++;
+      // The error's name only: its message could quote the event.
+      this.warn('bad_event', { err: (error as Error)?.name ?? 'Error' }, 'audit: an error event could not be converted and was not recorded');
+    }
+  }
+
+  recordTraffic(samples: TrafficSample[]): void {
+    try {
+      if (this.closing || this.state === 'failed' || !Array.isArray(samples)) return;
+      for (const sample of samples) {
+        const row = trafficToRow(sample);
+        if (!row) continue;
+        const key = trafficKey(sample);
+        const existing = this.traffic.get(key);
+        if (existing) {
+          existing[4] += row[4];
+          existing[5] += row[5];
+          existing[6] += row[6];
+        } else if (this.traffic.size < this.settings.queueLimit) {
+          this.traffic.set(key, row);
+        } else {
+          this.warn('traffic_full', { keys: this.traffic.size }, 'audit: traffic buffer full; some request counters were not recorded');
+        }
+      }
+      this.arm();
+    } catch {
+      // counters are best effort; never throw into the host
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.whenOpened();
+    this.dispatchAll();
+    const target = this.seq;
+    if (this.processedSeq >= target || !this.worker) return;
+    await new Promise<void>((resolve) => {
+      this.flushWaiters.push({ seq: target, resolve });
+      this.worker?.ref();
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  health(): SqliteAuditHealth {
+    return {
+      state: this.state,
+      reason: this.reason,
+      written: this.written,
+      dropped: this.dropped,
+      failed: this.failed,
+      queueSize: this.pending.length + this.inFlightRows,
+      duplicates: this.duplicates,
+    };
+  }
+
+  dispatchPending(): void {
+    this.dispatchAll();
+  }
+
+  flushSync(timeoutMs: number): void {
+    try {
+      if (!this.worker) return;
+      this.dispatchPending();
+      const target = this.seq;
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const seen = Atomics.load(this.signalView, 0);
+        const left = deadline - Date.now();
+        if (seen >= target || left <= 0) return;
+        Atomics.wait(this.signalView, 0, seen, left);
+      }
+    } catch {
+      // exiting anyway
+    }
+  }
+
+  private async doClose(): Promise<void> {
+    await this.flush();
+    this.clearTimer();
+    unregisterExitFlush(this);
+    const worker = this.worker;
+    if (worker) {
+      worker.ref();
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage({ type: 'close' });
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 10_000).unref());
+      if ((await Promise.race([exited, timeout])) === 'timeout') await worker.terminate();
+    }
+    this.report();
+  }
+
+  private hasPending(): boolean {
+    return this.pending.length > 0 || this.traffic.size > 0 || this.gaps.length > 0;
+  }
+
+  /** Hand the next batch (at most batchSize rows, plus traffic and gaps) to the worker. */
+  private dispatch(): void {
+    this.clearTimer();
+    this.dueOnResult = false;
+    if (!this.worker) {
+      this.failed += this.pending.length;
+      this.resetPending();
+      return;
+    }
+    const rows = this.pending.length > this.settings.batchSize ? this.pending.slice(0, this.settings.batchSize) : this.pending;
+    const rest = rows === this.pending ? [] : this.pending.slice(rows.length);
+    const seq = ++this.seq;
+    const message: BatchMessage = { type: 'batch', seq, rows, traffic: [...this.traffic.values()], gaps: this.gaps };
+    let minAt = this.pendingMinAt;
+    let maxAt = this.pendingMaxAt;
+    if (rest.length > 0) {
+      minAt = Infinity;
+      maxAt = -Infinity;
+      for (const row of rows) {
+        const at = row[1] as number;
+        if (at < minAt) minAt = at;
+        if (at > maxAt) maxAt = at;
+      }
+    }
+    this.inFlight.set(seq, { seq, rows: rows.length, minAt, maxAt, service: this.pendingService ?? this.settings.service ?? 'unknown_service' });
+    this.inFlightRows += rows.length;
+    this.resetPending();
+    if (rest.length > 0) {
+      this.pending = rest;
+      for (const row of rest) {
+        const at = row[1] as number;
+        if (at < this.pendingMinAt) this.pendingMinAt = at;
+        if (at > this.pendingMaxAt) this.pendingMaxAt = at;
+      }
+      this.pendingService = rest[0]?.[5] as string;
+      if (rest.length >= this.settings.batchSize) this.dueOnResult = true;
+      else this.arm();
+    }
+    this.worker.ref();
+    this.worker.postMessage(message);
+  }
+
+  /** Hand over everything queued, in batches of at most batchSize (flush, exit). */
+  private dispatchAll(): void {
+    if (this.openGap) this.closeGap();
+    while (this.hasPending() && this.worker) this.dispatch();
+    if (!this.worker && this.pending.length > 0) this.dispatch();
+    this.clearTimer();
+  }
+
+  private resetPending(): void {
+    this.pending = [];
+    this.traffic = new Map();
+    this.gaps = [];
+    this.pendingMinAt = Infinity;
+    this.pendingMaxAt = -Infinity;
+    this.pendingService = null;
+  }
+
+  private arm(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.inFlight.size === 0) this.dispatch();
+      else this.dueOnResult = true;
+    }, this.settings.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private drop(event: ErrorEvent): void {
+    this.dropped++;
+    const at = typeof event?.occurred_at === 'number' && Number.isFinite(event.occurred_at) ? Math.trunc(event.occurred_at) : Date.now();
+    if (!this.openGap) {
+      const service = this.settings.service ?? (typeof event?.service === 'string' ? event.service : 'unknown_service');
+      this.openGap = { service, startedAt: at, endedAt: at, count: 0 };
+      this.warn(
+        'queue_full',
+        { queueLimit: this.settings.queueLimit, path: this.path },
+        'audit: queue full; error records are being dropped and counted (a gap row will say how many)',
+      );
+    }
+    this.openGap.count++;
+    if (at < this.openGap.startedAt) this.openGap.startedAt = at;
+    if (at > this.openGap.endedAt) this.openGap.endedAt = at;
+  }
+
+  private closeGap(): void {
+    const gap = this.openGap;
+    if (!gap) return;
+    this.openGap = null;
+    this.gaps.push(gapRow(gap.service, gap.startedAt, gap.endedAt, gap.count, 'queue_full'));
+    this.arm();
+  }
+
+  private onMessage(message: FromWorker): void {
+    switch (message.type) {
+      case 'ready':
+        this.opened = true;
+        if (message.chmodded) this.settings.logger.warn({ path: this.path }, 'audit: database file was readable by others; set it to mode 0600');
+        this.report();
+        this.releaseOpenWaiters();
+        return;
+      case 'failed':
+        this.opened = true;
+        this.fail(
+          message.kind === 'native-module'
+            ? `better-sqlite3 failed to load (${message.code}: ${message.message}): run npm rebuild better-sqlite3; the server keeps running without an audit log`
+            : `cannot open audit database ${this.path} (${message.code}: ${message.message}); the server keeps running without an audit log`,
+        );
+        this.releaseOpenWaiters();
+        return;
+      case 'result':
+        this.onResult(message);
+        return;
+      case 'closed':
+        return;
+    }
+  }
+
+  private onResult(message: Extract<FromWorker, { type: 'result' }>): void {
+    const batch = this.inFlight.get(message.seq);
+    this.inFlight.delete(message.seq);
+    this.processedSeq = message.seq;
+    const rows = batch?.rows ?? 0;
+    this.inFlightRows -= rows;
+    if (message.error === null) {
+      this.written += message.written;
+      this.duplicates += rows - message.written;
+      if (this.state === 'degraded') {
+        this.state = 'ok';
+        this.reason = null;
+        this.settings.logger.info({ path: this.path }, 'audit: writes succeed again');
+        this.report();
+      }
+    } else {
+      this.failed += rows;
+      if (this.state !== 'failed') {
+        const first = this.state === 'ok';
+        this.state = 'degraded';
+        this.reason = `a batch of ${rows} audit records failed (${message.error.code}: ${message.error.message})`;
+        if (batch && rows > 0) this.gaps.push(gapRow(batch.service, batch.minAt, batch.maxAt, rows, 'write_failed'));
+        this.warn(`batch_${message.error.code}`, { path: this.path, code: message.error.code, rows }, `audit: ${this.reason}`);
+        if (first) this.report();
+      }
+    }
+    if (this.pending.length >= this.settings.batchSize || (this.dueOnResult && this.hasPending())) this.dispatch();
+    else if (this.hasPending()) this.arm();
+    this.settle();
+  }
+
+  /** Resolve flush waiters and unref the worker once nothing is in flight. */
+  private settle(): void {
+    const done = this.worker ? this.processedSeq : Infinity;
+    this.flushWaiters = this.flushWaiters.filter((waiter) => {
+      if (waiter.seq > done) return true;
+      waiter.resolve();
+      return false;
+    });
+    if (this.inFlight.size === 0 && this.flushWaiters.length === 0 && !this.closing) this.worker?.unref();
+    if (!this.worker) this.releaseOpenWaiters();
+  }
+
+  private whenOpened(): Promise<void> {
+    if (this.opened || !this.worker) return Promise.resolve();
+    this.worker.ref();
+    return new Promise((resolve) => this.openWaiters.push(resolve));
+  }
+
+  private releaseOpenWaiters(): void {
+    const waiters = this.openWaiters;
+    this.openWaiters = [];
+    for (const resolve of waiters) resolve();
+    if (this.inFlight.size === 0 && this.flushWaiters.length === 0 && !this.closing) this.worker?.unref();
+  }
+
+  private fail(reason: string): void {
+    if (this.state === 'failed') return;
+    this.state = 'failed';
+    this.reason = reason;
+    const lost = this.pending.length + this.inFlightRows;
+    this.failed += lost;
+    this.inFlightRows = 0;
+    this.inFlight.clear();
+    this.resetPending();
+    this.clearTimer();
+    this.settings.logger.error({ path: this.path, lost }, `audit: ${reason}`);
+    this.report();
+  }
+
+  private report(): void {
+    const health = this.health();
+    writeHealthFile({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() });
+    try {
+      this.settings.onHealth?.(health);
+    } catch {
+      // a user hook never breaks the writer
+    }
+  }
+
+  private warn(kind: string, fields: object, message: string): void {
+    const now = Date.now();
+    const last = this.lastWarn.get(kind);
+    if (last !== undefined && now - last < WARN_INTERVAL_MS) return;
+    this.lastWarn.set(kind, now);
+    this.settings.logger.warn(fields, message);
+  }
+}
+
+/**
+ * Open the batched SQLite audit writer (DESIGN §5, issue #4). Returns at once; the database is
+ * opened (created 0600, WAL, migrated) in a worker thread. If that fails, the sink reports
+ * `state: 'failed'` in `health()` and the health file, logs one line, and counts every record
+ * as failed: `write` and `recordTraffic` never throw and never block on I/O.
+ *
+ * @throws {TypeError | RangeError} only for invalid options, naming the option.
+ */
+export function openAuditSink(options: AuditSinkOptions = {}): SqliteAuditSink {
+  return new Writer(checkOptions(options));
+}
