@@ -1,21 +1,53 @@
-import { Command } from 'commander';
+import { CommanderError } from 'commander';
+import { CliError, CommandContext, EXIT, type CliIo } from './context.js';
+import { loadCommands } from './commands/index.js';
+import { buildProgram, commanderExitCode } from './program.js';
+import { toUsage } from './query-args.js';
+
+export { EXIT, CliError, CommandContext } from './context.js';
+export type { CliIo, CommandModule, GlobalOptions } from './context.js';
+export { buildProgram, HELP_FOOTER } from './program.js';
+export { COMMANDS, OPTIONAL_COMMANDS, loadCommands } from './commands/index.js';
 
 /**
- * Runs the `aap-triage` command line with `argv` (as `process.argv`) and resolves to the exit
- * code: 0 ok, 1 nothing found, 2 usage or input error, 3 environment error.
+ * Runs the `aap-triage` command line with `argv` (as `process.argv`: node, script, args…) and
+ * resolves to the exit code: 0 ok, 1 nothing found, 2 usage or input error, 3 environment error.
+ * Every error is one line on stderr (`aap-triage: <what> — <how to fix>`), never a stack trace.
+ * `io` defaults to the process's streams, environment and clock; tests pass their own.
  */
-export async function main(argv: string[]): Promise<number> {
-  const program = new Command('aap-triage')
-    .description('Search the AAP / DMC-12 audit log, find retry storms, draft incident emails')
-    .exitOverride();
-  program.command('demo').description('run dealer agents, buyer agents and the triage tool end to end').action(() => {
-    program.outputHelp();
-  });
+export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
+  const full: CliIo = {
+    stdout: io.stdout ?? process.stdout,
+    stderr: io.stderr ?? process.stderr,
+    env: io.env ?? process.env,
+    now: io.now ?? Date.now,
+    ...(io.signal ? { signal: io.signal } : {}),
+  };
+  // `aap-triage … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+  const onPipeError = (error: NodeJS.ErrnoException): void => {
+    if (error.code !== 'EPIPE') throw error;
+  };
+  for (const s of [process.stdout, process.stderr]) if (full.stdout === s || full.stderr === s) s.on('error', onPipeError);
+  const ctx = new CommandContext(full);
   try {
+    const program = buildProgram(ctx, await loadCommands());
     await program.parseAsync(argv);
-    return 0;
-  } catch (err) {
-    const code = (err as { exitCode?: number }).exitCode;
-    return code === 0 ? 0 : 2;
+    return ctx.exitCode;
+  } catch (caught) {
+    const error = toUsage(caught);
+    if (error instanceof CommanderError) {
+      // commander has already printed its one line through outputError (or the help text).
+      return commanderExitCode(error);
+    }
+    if (error instanceof CliError) {
+      full.stderr.write(`aap-triage: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const e = error as { message?: unknown; code?: unknown };
+    const text = String(e?.message ?? error).split('\n')[0];
+    full.stderr.write(`aap-triage: unexpected error: ${text}${e?.code ? ` (${String(e.code)})` : ''} — please report it with the command you ran\n`);
+    return EXIT.ENV;
+  } finally {
+    ctx.close();
   }
 }

@@ -1,0 +1,88 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { buildIncidentEml, draftIncident, parseStormId, type DraftSource } from '../../triage/index.js';
+import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
+
+const FORMATS = ['text', 'md', 'eml'] as const;
+/** From address of an .eml when `--from` is not given. */
+export const DEFAULT_FROM = 'aap-triage <aap-triage@localhost>';
+
+/** `draft`: the incident email for a storm, a query or error ids (the TUI's Draft view). */
+export const draftCommand: CommandModule = {
+  name: 'draft',
+  register(program: Command, ctx: CommandContext) {
+    program
+      .command('draft')
+      .description('draft the incident email for a storm (--storm), a query (--query) or error ids; exit 1 if nothing matches')
+      .argument('[error_ids...]', 'error ids (err_…) to report')
+      .option('--storm <id>', 'a storm id from `aap-triage storms`')
+      .option('--query <q>', 'a query, as for search (window: --since/--until, default 24 h)')
+      .option('--format <format>', 'text | md | eml', 'text')
+      .option('--to <address>', 'To address(es) of the .eml, comma-separated')
+      .option('--from <address>', `From address of the .eml (default "${DEFAULT_FROM}")`)
+      .option('--out <file>', 'write the draft to this file instead of stdout')
+      .option('--next-update <minutes>', 'when the next update is promised, minutes from now', '60')
+      .action(async (ids: string[], _opts: unknown, cmd: Command) => {
+        const g = ctx.globals(cmd);
+        const format = String(g['format']);
+        if (!(FORMATS as readonly string[]).includes(format)) throw new CliError(`--format must be text, md or eml, got '${format}'`, null, EXIT.USAGE);
+        const nextUpdate = Number(g['nextUpdate']);
+        if (!Number.isInteger(nextUpdate) || nextUpdate < 1) throw new CliError(`--next-update must be a positive number of minutes, got '${String(g['nextUpdate'])}'`, null, EXIT.USAGE);
+        const sources = [g['storm'] !== undefined, g['query'] !== undefined, ids.length > 0].filter(Boolean).length;
+        if (sources !== 1) throw new CliError('draft needs exactly one of --storm <id>, --query <q> or error ids', 'e.g. aap-triage draft --storm storm-20261130T0142Z-1a2b3c4d', EXIT.USAGE);
+        if (format === 'eml' && !g['to']) throw new CliError('--format eml needs --to <address>', 'e.g. --to partner-oncall@example.com', EXIT.USAGE);
+        let source: DraftSource;
+        let pseudonymizer = null;
+        if (g['storm'] !== undefined) {
+          const id = String(g['storm']);
+          if (!parseStormId(id)) throw new CliError(`'${id}' is not a storm id`, 'storm ids look like storm-20261130T0142Z-1a2b3c4d (see aap-triage storms)', EXIT.USAGE);
+          source = { kind: 'storm', id };
+        } else if (g['query'] !== undefined) {
+          const query = parseQueryOrExit(String(g['query']));
+          pseudonymizer = pseudonymizerFor(ctx, cmd, query);
+          source = { kind: 'query', query, window: ctx.window(cmd, 86_400_000) };
+        } else {
+          const bad = ids.find((id) => !/^[A-Za-z0-9_.:-]{1,128}$/.test(id));
+          if (bad !== undefined) throw new CliError(`'${bad}' is not an error id`, 'error ids look like err_ followed by 32 hex digits', EXIT.USAGE);
+          source = { kind: 'errors', ids };
+        }
+        const draft = draftIncident(ctx.openDb(cmd), source, { now: ctx.now(), pseudonymizer, nextUpdateMinutes: nextUpdate });
+        if (!draft) {
+          ctx.note(
+            source.kind === 'storm'
+              ? `aap-triage: no storm ${source.id} in the store — list current ones with aap-triage storms --since 7d`
+              : 'aap-triage: no errors match — nothing to draft; check the query, ids or --since',
+          );
+          ctx.exitCode = EXIT.NOT_FOUND;
+          return;
+        }
+        let content: string | Buffer;
+        if (format === 'eml') {
+          const to = String(g['to']).split(',').map((s) => s.trim()).filter(Boolean);
+          try {
+            content = await buildIncidentEml(draft, { from: String(g['from'] ?? DEFAULT_FROM), to, date: new Date(ctx.now()) });
+          } catch (error) {
+            throw new CliError(`cannot build the .eml (${(error as Error).message.split('\n')[0]})`, 'check --to and --from', EXIT.USAGE);
+          }
+        } else content = format === 'md' ? draft.markdown : draft.text;
+        if (g['out'] !== undefined) {
+          const file = resolve(String(g['out']));
+          try {
+            writeFileSync(file, content);
+          } catch (error) {
+            throw new CliError(`cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the folder exists and is writable', EXIT.ENV);
+          }
+          if (g.json) ctx.json({ file, format, subject: draft.subject });
+          else ctx.out(`wrote ${file} (${format}): ${draft.subject}`);
+          return;
+        }
+        if (g.json) {
+          ctx.json({ subject: draft.subject, text: draft.text, markdown: draft.markdown, facts: draft.facts });
+          return;
+        }
+        ctx.io.stdout.write(content);
+      });
+  },
+};

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { forgetSubject } from '../../audit/index.js';
+import { CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
+
+/** `forget --email <e> | --phone <p>`: erase a customer's rows (DESIGN §5). */
+export const forgetCommand: CommandModule = {
+  name: 'forget',
+  register(program: Command, ctx: CommandContext) {
+    program
+      .command('forget')
+      .description("delete every error recorded for a customer's email or phone (matched by its pseudonym under the current key)")
+      .option('--email <email>', 'the customer email')
+      .option('--phone <phone>', 'the customer phone')
+      .action((_opts: unknown, cmd: Command) => {
+        const g = ctx.globals(cmd);
+        const email = g['email'] as string | undefined;
+        const phone = g['phone'] as string | undefined;
+        if ((email === undefined) === (phone === undefined)) throw new CliError('forget needs exactly one of --email or --phone', 'e.g. aap-triage forget --email jo@example.com', EXIT.USAGE);
+        const value = String(email ?? phone);
+        const p = ctx.pseudonymizer(cmd, true);
+        if (!p) throw new CliError('no pseudonym key', 'set AAP_TRIAGE_KEY or --key-file', EXIT.ENV);
+        let deleted: number;
+        try {
+          deleted = forgetSubject(ctx.dbPath(cmd), p, value);
+        } catch (error) {
+          if (error instanceof TypeError) throw new CliError(`the ${email !== undefined ? 'email' : 'phone'} given normalises to nothing`, 'give a full email address or phone number', EXIT.USAGE);
+          throw toCliError(error);
+        }
+        if (g.json) ctx.json({ deleted, key_id: p.keyId });
+        else ctx.out(`deleted ${deleted} error${deleted === 1 ? '' : 's'} recorded for that ${email !== undefined ? 'email' : 'phone'} (key ${p.keyId})`);
+      });
+  },
+};

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { errorHistogram, searchErrors, formatUtc, type Query } from '../../triage/index.js';
+import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { errorTable } from '../format.js';
+import { queryFromWords, pseudonymizerFor } from '../query-args.js';
+
+/** `search [query...]`: errors matching a query, newest first (the TUI's Errors view). */
+export const searchCommand: CommandModule = {
+  name: 'search',
+  register(program: Command, ctx: CommandContext) {
+    program
+      .command('search')
+      .description('errors matching a query, newest first (default window: the last 24 h)')
+      .argument('[query...]', 'query words, e.g. code:RATE_LIMITED skill:lead.submit since:1h -protocol:a2a')
+      .option('--offset <n>', 'skip the first n rows (paging)', '0')
+      .option('--histogram', 'print errors per minute (retryable / terminal) instead of rows')
+      .allowUnknownOption(true)
+      .addHelpText(
+        'after',
+        '\nQuery fields: code skill|tool method protocol service retryable attempt flag trace client subject\n' +
+          'idempotency fingerprint id http jsonrpc since until. Bare words match code, skill or method.\n' +
+          '-field:value excludes; field:A,B matches any; attempt:>2. Exit 0 even when nothing matches.',
+      )
+      .action((words: string[], _opts: unknown, cmd: Command) => {
+        const query: Query = queryFromWords(words);
+        const g = ctx.globals(cmd);
+        if (!/^\d{1,12}$/.test(String(g['offset']))) throw new CliError(`--offset must be a non-negative integer, got '${String(g['offset'])}'`, 'e.g. --offset 50', EXIT.USAGE);
+        const window = ctx.window(cmd, 86_400_000);
+        const db = ctx.openDb(cmd);
+        const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
+        if (g['histogram']) {
+          const h = errorHistogram(db, query, window, options);
+          if (g.json) ctx.json(h);
+          else {
+            ctx.out(`${'MINUTE (UTC)'.padEnd(21)}RETRYABLE  TERMINAL  UNKNOWN`);
+            for (const b of h.buckets) ctx.out(`${formatUtc(b.start).padEnd(21)}${String(b.retryable).padStart(9)}  ${String(b.terminal).padStart(8)}  ${String(b.unknown).padStart(7)}`);
+          }
+          return;
+        }
+        const res = searchErrors(db, query, window, { ...options, limit: ctx.limit(cmd, 50), offset: Number(g['offset']) });
+        if (g.json) {
+          ctx.json(res.rows);
+          return;
+        }
+        if (res.rows.length === 0) {
+          ctx.note(`no errors match between ${formatUtc(res.window.since)} and ${formatUtc(res.window.until)} (UTC)`);
+          return;
+        }
+        ctx.out(errorTable(res.rows));
+        ctx.out(`rows ${res.offset + 1}–${res.offset + res.rows.length} of ${res.total} (${formatUtc(res.window.since)} to ${formatUtc(res.window.until)} UTC)`);
+      });
+  },
+};
+

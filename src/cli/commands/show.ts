@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { ERROR_EVENT_COLUMNS } from '../../audit/index.js';
+import { formatUtc, getError } from '../../triage/index.js';
+import { EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { errorTable } from '../format.js';
+
+/** `show <error_id>`: one error, its code's meaning and client action, related errors (the TUI's Detail view). */
+export const showCommand: CommandModule = {
+  name: 'show',
+  register(program: Command, ctx: CommandContext) {
+    program
+      .command('show')
+      .description('one error with its code meaning, recommended client action and related errors (exit 1 if unknown)')
+      .argument('<error_id>', 'the error id the client quoted (err_…)')
+      .action((errorId: string, _opts: unknown, cmd: Command) => {
+        const g = ctx.globals(cmd);
+        const detail = getError(ctx.openDb(cmd), errorId.trim());
+        if (!detail) {
+          ctx.note(`aap-triage: no error with id ${errorId} — check the id, or the --db the client's server writes to`);
+          ctx.exitCode = EXIT.NOT_FOUND;
+          return;
+        }
+        if (g.json) {
+          ctx.json(detail);
+          return;
+        }
+        const e = detail.error;
+        const lines: string[] = [];
+        for (const col of ERROR_EVENT_COLUMNS) {
+          const v = e[col];
+          const text = col === 'occurred_at' ? `${formatUtc(e.occurred_at)} (${e.occurred_at})` : v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+          lines.push(`${col.padEnd(18)} ${text}`);
+        }
+        const info = detail.codeInfo;
+        lines.push('', `Meaning:           ${info?.meaning ?? 'unknown code'}`);
+        lines.push(`Client action:     ${info?.clientAction ?? 'no recommendation for an unknown code'}`);
+        if (info) lines.push(`Spec:              ${info.specSection}`);
+        lines.push('', `Same trace (${detail.sameTrace.length})`);
+        if (detail.sameTrace.length) lines.push(errorTable(detail.sameTrace));
+        lines.push('', `Same fingerprint (${detail.sameFingerprint.length})`);
+        if (detail.sameFingerprint.length) lines.push(errorTable(detail.sameFingerprint));
+        ctx.out(lines.join('\n'));
+      });
+  },
+};

@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { findStorms, formatDuration, formatUtcMinute, STORM_DEFAULTS, type StormThresholds } from '../../triage/index.js';
+import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { percent, shortPseudonym, table } from '../format.js';
+
+const SPARK = '▁▂▃▄▅▆▇█';
+
+/** A one-line sparkline of a series (for the storms table). */
+export function sparkline(values: readonly number[], width = 16): string {
+  if (values.length === 0) return '';
+  const step = Math.max(1, Math.ceil(values.length / width));
+  const buckets: number[] = [];
+  for (let i = 0; i < values.length; i += step) buckets.push(Math.max(...values.slice(i, i + step)));
+  const max = Math.max(...buckets);
+  return buckets.map((v) => (max === 0 ? SPARK[0] : SPARK[Math.min(SPARK.length - 1, Math.floor((v / max) * (SPARK.length - 1)))])).join('');
+}
+
+function threshold(raw: unknown, name: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new CliError(`--${name} must be a non-negative number, got '${String(raw)}'`, null, EXIT.USAGE);
+  return n;
+}
+
+/** `storms`: retry-storm episodes over the window (the TUI's Storms view). */
+export const stormsCommand: CommandModule = {
+  name: 'storms',
+  register(program: Command, ctx: CommandContext) {
+    program
+      .command('storms')
+      .description('retry-storm episodes per client over the window (default 24 h), newest first')
+      .option('--retry-ratio <fraction>', `retry ratio over which a minute is stormy (default ${STORM_DEFAULTS.retryRatio})`)
+      .option('--min-retries <n>', `retries a minute needed with it (default ${STORM_DEFAULTS.minRetriesPerMinute})`)
+      .option('--amplification <x>', `attempts ÷ distinct requests held ${STORM_DEFAULTS.amplificationMinutes} minutes (default ${STORM_DEFAULTS.amplification})`)
+      .action((_opts: unknown, cmd: Command) => {
+        const g = ctx.globals(cmd);
+        const thresholds: Partial<StormThresholds> = {};
+        const rr = threshold(g['retryRatio'], 'retry-ratio');
+        const mr = threshold(g['minRetries'], 'min-retries');
+        const amp = threshold(g['amplification'], 'amplification');
+        if (rr !== undefined) thresholds.retryRatio = rr;
+        if (mr !== undefined) thresholds.minRetriesPerMinute = mr;
+        if (amp !== undefined) thresholds.amplification = amp;
+        const window = ctx.window(cmd, 86_400_000);
+        const storms = findStorms(ctx.openDb(cmd), window, { thresholds }).slice(0, ctx.limit(cmd, 1000));
+        if (g.json) {
+          ctx.json(storms);
+          return;
+        }
+        if (storms.length === 0) {
+          ctx.note('no retry storms in the window');
+          return;
+        }
+        const flagText = (f: Record<string, number>): string =>
+          Object.entries(f)
+            .filter(([, n]) => n > 0)
+            .map(([k, n]) => `${k}:${n}`)
+            .join(',') || '-';
+        ctx.out(
+          table(
+            ['ID', 'START (UTC)', 'LENGTH', 'CLIENT', 'SKILLS', 'CODES', 'CALLS', 'ERRORS', 'RETRIES', 'RATIO', 'PEAK/MIN', 'FLAGS', 'SHAPE'],
+            storms.map((s) => [
+              s.id,
+              formatUtcMinute(s.start),
+              formatDuration(s.end - s.start),
+              shortPseudonym(s.client),
+              s.skills.join(',') || '-',
+              s.codes.slice(0, 3).map((c) => c.code).join(',') || '-',
+              String(s.requests),
+              String(s.errors),
+              String(s.retries),
+              percent(s.retryRatio),
+              String(s.peakPerMinute),
+              flagText(s.flags),
+              sparkline(s.series.map((p) => p.requests)),
+            ]),
+          ),
+        );
+        ctx.out(`${storms.length} episode${storms.length === 1 ? '' : 's'}; draft one with: aap-triage draft --storm <ID>`);
+      });
+  },
+};

@@ -1,0 +1,173 @@
+import type { Command } from 'commander';
+import { AuditStoreError, loadPseudonymizer, openAuditReader, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../audit/index.js';
+import type { Db, TimeWindow } from '../triage/index.js';
+import { parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
+
+/** Exit codes of `aap-triage` (documented in `--help` and docs/cli.md). */
+export const EXIT = Object.freeze({
+  /** Done. */
+  OK: 0,
+  /** Nothing found where that matters: unknown error id, trace id or storm id; nothing to draft. */
+  NOT_FOUND: 1,
+  /** Usage or input error: bad flag, bad query, bad duration, bad value. */
+  USAGE: 2,
+  /** Environment error: missing or unreadable database, native module, key file. */
+  ENV: 3,
+});
+
+/** Where the program writes; injectable so tests run `main` in-process. */
+export interface CliIo {
+  stdout: { write(chunk: string | Uint8Array): unknown };
+  stderr: { write(chunk: string | Uint8Array): unknown };
+  /** Environment (`AAP_TRIAGE_DB`, `AAP_TRIAGE_KEY`). Default `process.env`. */
+  env: NodeJS.ProcessEnv;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now: () => number;
+  /** Aborts long-running commands (`tail`); SIGINT does the same in a real process. */
+  signal?: AbortSignal;
+}
+
+/**
+ * An error the program reports as one line, `aap-triage: <what> — <how to fix>`, with an exit
+ * code. Commands throw it; `main` prints it. Never a stack trace.
+ */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    readonly what: string,
+    readonly how: string | null,
+    readonly exitCode: number,
+  ) {
+    super(how ? `${what} — ${how}` : what);
+  }
+}
+
+/** Global options as given (see `registerGlobalOptions`). */
+export interface GlobalOptions {
+  db?: string;
+  json?: boolean;
+  since?: string;
+  until?: string;
+  limit?: string;
+  keyFile?: string;
+}
+
+/** What a command gets: output helpers, resolved globals, the store and the key. */
+export class CommandContext {
+  /** Exit code the running command settled on. */
+  exitCode: number = EXIT.OK;
+  private db: Db | undefined;
+
+  constructor(readonly io: CliIo) {}
+
+  now(): number {
+    return this.io.now();
+  }
+
+  /** Writes text to stdout, adding a final newline when missing. */
+  out(text: string): void {
+    this.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** Writes one line to stderr (notes such as "no rows"; never data). */
+  note(text: string): void {
+    this.io.stderr.write(`${text}\n`);
+  }
+
+  /** Prints a value as indented JSON. */
+  json(value: unknown): void {
+    this.out(JSON.stringify(value, null, 2));
+  }
+
+  /** Global options merged with the command's own. */
+  globals(cmd: Command): GlobalOptions & Record<string, unknown> {
+    return cmd.optsWithGlobals();
+  }
+
+  /** The database path: `--db`, else `AAP_TRIAGE_DB`, else `./aap-triage.db`. */
+  dbPath(cmd: Command): string {
+    return resolveDbPath(this.globals(cmd).db, this.io.env);
+  }
+
+  /** Opens the store read-only once per run; `AuditStoreError` becomes an exit-3 `CliError`. */
+  openDb(cmd: Command): Db {
+    if (this.db) return this.db;
+    try {
+      this.db = openAuditReader(this.dbPath(cmd));
+      return this.db;
+    } catch (error) {
+      throw toCliError(error);
+    }
+  }
+
+  /** Closes the store if a command opened it. */
+  close(): void {
+    try {
+      this.db?.close();
+    } catch {
+      // already closed
+    }
+    this.db = undefined;
+  }
+
+  /**
+   * The pseudonymiser of the current key, never creating a key file. With `required`, a missing
+   * key is an exit-3 error; otherwise null.
+   */
+  pseudonymizer(cmd: Command, required: boolean): Pseudonymizer | null {
+    const g = this.globals(cmd);
+    try {
+      return loadPseudonymizer({ dbPath: this.dbPath(cmd), env: this.io.env, keyFile: g.keyFile, create: false, logger: this.lineLogger() });
+    } catch (error) {
+      if (!required && error instanceof PseudonymKeyError && error.kind === 'missing') return null;
+      throw toCliError(error);
+    }
+  }
+
+  /** A logger for the audit layer that writes its warnings as one `aap-triage: warning:` line each. */
+  lineLogger(): { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void } {
+    const line = (level: string) => (_obj: object, msg?: string) => {
+      if (msg) this.io.stderr.write(`aap-triage: ${level}: ${msg}\n`);
+    };
+    return { info: () => undefined, warn: line('warning'), error: line('error') };
+  }
+
+  /** `--limit` as a positive integer (default `dflt`); a bad value is a usage error. */
+  limit(cmd: Command, dflt: number): number {
+    const raw = this.globals(cmd).limit;
+    if (raw === undefined) return dflt;
+    if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1) throw new CliError(`--limit must be a positive integer, got '${raw}'`, 'e.g. --limit 100', EXIT.USAGE);
+    return Number(raw);
+  }
+
+  /** The window from `--since` / `--until` (durations count back from now), default the last `defaultMs`. */
+  window(cmd: Command, defaultMs: number): TimeWindow {
+    const g = this.globals(cmd);
+    const now = this.now();
+    const at = (flag: string, raw: string | undefined, dflt: number): number => {
+      if (raw === undefined) return dflt;
+      const spec = parseTimeSpec(raw);
+      if (!spec) throw new CliError(`${flag} '${raw}' is not a duration or an RFC 3339 time`, 'use e.g. 15m, 24h, 7d or 2026-11-30T01:00:00Z', EXIT.USAGE);
+      return resolveTimeSpec(spec, now);
+    };
+    const until = at('--until', g.until, now + 1);
+    const since = at('--since', g.since, until - defaultMs);
+    if (since >= until) throw new CliError('--since is not before --until', 'swap them or widen the window', EXIT.USAGE);
+    return { since, until };
+  }
+}
+
+/** Maps store and key errors to one-line exit-3 errors; anything else passes through. */
+export function toCliError(error: unknown): unknown {
+  if (error instanceof AuditStoreError) return new CliError(error.message, null, EXIT.ENV);
+  if (error instanceof PseudonymKeyError) return new CliError(error.message, null, EXIT.ENV);
+  return error;
+}
+
+/** One command of the program: `src/cli/commands/<verb>.ts` exports one of these. */
+export interface CommandModule {
+  /** The verb, as typed. */
+  name: string;
+  /** Adds the command to `program`; its action sets `ctx.exitCode` (or throws `CliError`). */
+  register(program: Command, ctx: CommandContext): void;
+}

@@ -1,0 +1,57 @@
+import stringWidth from 'string-width';
+import type { ErrorEvent } from '../protocol/error-event.js';
+import { formatUtc } from '../triage/index.js';
+
+/** Lays out rows as columns separated by two spaces, widths in display cells. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? ''))));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - stringWidth(c)))))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** `true` / `false` / `?` for a retryable value. */
+export const retryableText = (r: boolean | null): string => (r === null ? '?' : String(r));
+
+/** Short form of a pseudonym for tables (first 10 characters). */
+export const shortPseudonym = (p: string | null): string => (p === null || p === '' ? '-' : p.length > 10 ? `${p.slice(0, 10)}…` : p);
+
+/** Columns of the error list (search, trace, related rows). */
+export const ERROR_HEADERS = ['TIME (UTC)', 'CODE', 'RETRYABLE', 'SKILL', 'PROTOCOL', 'CLIENT', 'ATTEMPT', 'FLAGS', 'ERROR_ID'] as const;
+
+/** One error as a table row. */
+export function errorCells(e: ErrorEvent): string[] {
+  return [
+    formatUtc(e.occurred_at),
+    e.code,
+    retryableText(e.retryable),
+    e.skill ?? '-',
+    e.protocol,
+    shortPseudonym(e.client),
+    String(e.attempt),
+    e.retry_flags.length ? e.retry_flags.join(',') : '-',
+    e.error_id,
+  ];
+}
+
+/** A list of errors as a table. */
+export function errorTable(rows: readonly ErrorEvent[]): string {
+  return table(ERROR_HEADERS, rows.map(errorCells));
+}
+
+/** A fraction as a percentage with one decimal (`12.5 %`), `n/a` for null. */
+export const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)} %`);
+
+/** Fixed column widths for streamed rows (`tail`), where later rows cannot widen earlier ones. */
+const FIXED_WIDTHS = [20, 28, 9, 22, 8, 11, 7, 22];
+
+/** One row of a streamed table at fixed widths (over-long cells push the line, never truncate ids). */
+export function fixedRow(cells: readonly string[]): string {
+  return cells
+    .map((c, i) => (i < FIXED_WIDTHS.length ? c + ' '.repeat(Math.max(0, (FIXED_WIDTHS[i] ?? 0) - stringWidth(c))) : c))
+    .join('  ')
+    .trimEnd();
+}

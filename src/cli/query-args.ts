@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { parseQuery, QuerySyntaxError, type Query, type QueryPseudonymizer } from '../triage/index.js';
+import { CliError, EXIT, type CommandContext } from './context.js';
+
+/**
+ * Parses the words of a command line as one query. A word the shell kept whole although it
+ * holds spaces (`"skill:lead submit"`) is re-quoted. A bad query is a usage error naming the token.
+ */
+export function queryFromWords(words: readonly string[]): Query {
+  const text = words.map((w) => (/\s/.test(w) && !w.includes('"') ? `"${w}"` : w)).join(' ');
+  return parseQueryOrExit(text);
+}
+
+/** `parseQuery` with a `QuerySyntaxError` turned into an exit-2 `CliError`. */
+export function parseQueryOrExit(text: string): Query {
+  try {
+    return parseQuery(text);
+  } catch (error) {
+    throw toUsage(error);
+  }
+}
+
+/** Maps a `QuerySyntaxError` to an exit-2 `CliError`; anything else passes through. */
+export function toUsage(error: unknown): unknown {
+  if (error instanceof QuerySyntaxError) {
+    return new CliError(`bad query token '${error.token}': ${error.reason}`, "see 'aap-triage search --help' for the query language", EXIT.USAGE);
+  }
+  return error;
+}
+
+/** The current key's pseudonymiser when the query has client:/subject:/idempotency: terms, else null. */
+export function pseudonymizerFor(ctx: CommandContext, cmd: Command, query: Query): QueryPseudonymizer | null {
+  if (!query.terms.some((t) => t.field === 'client' || t.field === 'subject' || t.field === 'idempotency')) return null;
+  return ctx.pseudonymizer(cmd, false);
+}

@@ -1,0 +1,164 @@
+import { PSEUDONYM_BYTES } from '../audit/index.js';
+import type { Query, QueryTerm } from './query.js';
+import { QuerySyntaxError } from './query.js';
+import { resolveTimeSpec, type TimeWindow } from './time.js';
+
+/**
+ * Compiles a parsed `Query` to a parameterised SQL condition over `error_events`. Values only
+ * ever travel as bound parameters; the SQL text is built from fixed fragments chosen by field.
+ */
+
+/** What the compiler needs to turn raw `client:`/`subject:`/`idempotency:` values into pseudonyms. */
+export interface QueryPseudonymizer {
+  client(raw: string): string | null;
+  subject(emailOrPhone: string): string | null;
+  idempotency(raw: string): string | null;
+}
+
+/** Inputs of `compileQuery`. */
+export interface CompileContext {
+  /** Reference time for `since:`/`until:` durations, epoch ms. */
+  now: number;
+  /** The window the command asked for; `since:`/`until:` in the query override it. */
+  window: TimeWindow;
+  /** The current key's pseudonymiser, or null when no key is available. */
+  pseudonymizer: QueryPseudonymizer | null;
+}
+
+/** A compiled query: `where` uses `?` placeholders bound, in order, to `params`. */
+export interface CompiledQuery {
+  where: string;
+  params: (string | number)[];
+  /** The effective window (command window overridden by the query's since:/until:). */
+  window: TimeWindow;
+}
+
+/** Length of a stored pseudonym: PSEUDONYM_BYTES of HMAC output, base64url without padding. */
+const PSEUDONYM_LENGTH = Math.ceil((PSEUDONYM_BYTES * 4) / 3);
+
+/**
+ * Whether a `client:`/`subject:`/`idempotency:` value already looks like a pseudonym: exactly
+ * the shape the audit layer stores (16 bytes of HMAC as 22 base64url characters). An email
+ * (`@`) or a phone (`+`, spaces, 10–15 digits) never has that shape. How a value is used:
+ * - with a key available, it is matched both as written and as its pseudonym under the current
+ *   key, so an API key that happens to have the same shape is still found;
+ * - without a key, a value of the pseudonym shape is used as it is, anything else is an error
+ *   (it would silently match nothing).
+ */
+export function looksLikePseudonym(value: string): boolean {
+  return value.length === PSEUDONYM_LENGTH && /^[A-Za-z0-9_-]+$/.test(value);
+}
+
+const EQ_COLUMN: Partial<Record<QueryTerm['field'], string>> = {
+  code: 'code',
+  skill: 'skill',
+  method: 'rpc_method',
+  protocol: 'protocol',
+  service: 'service',
+  fingerprint: 'fingerprint',
+  id: 'error_id',
+};
+const NUM_COLUMN: Partial<Record<QueryTerm['field'], string>> = {
+  attempt: 'attempt',
+  http: 'http_status',
+  jsonrpc: 'jsonrpc_code',
+};
+const PSEUDO_COLUMN = { client: 'client', subject: 'subject', idempotency: 'idempotency' } as const;
+
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(',');
+const likeEscape = (v: string): string => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function pseudonymValues(term: QueryTerm, field: keyof typeof PSEUDO_COLUMN, ctx: CompileContext): string[] {
+  const out = new Set<string>();
+  for (const v of term.values) {
+    if (ctx.pseudonymizer) {
+      out.add(v);
+      const p = ctx.pseudonymizer[field](v);
+      if (p !== null) out.add(p);
+    } else if (looksLikePseudonym(v)) {
+      out.add(v);
+    } else {
+      throw new QuerySyntaxError(
+        term.token,
+        `${field}: with a raw value needs the pseudonymisation key (set AAP_TRIAGE_KEY or --key-file), or give the pseudonym (aap-triage hash)`,
+      );
+    }
+  }
+  return [...out];
+}
+
+/** The positive condition of one term (negation is applied by the caller). */
+function termSql(term: QueryTerm, ctx: CompileContext): { sql: string; params: (string | number)[]; nullable: string | null } {
+  const eq = EQ_COLUMN[term.field];
+  if (eq) return { sql: `${eq} IN (${placeholders(term.values.length)})`, params: term.values, nullable: eq };
+  const num = NUM_COLUMN[term.field];
+  if (num) {
+    if (term.op !== '=') return { sql: `${num} ${term.op} ?`, params: [Number(term.values[0])], nullable: num };
+    return { sql: `${num} IN (${placeholders(term.values.length)})`, params: term.values.map(Number), nullable: num };
+  }
+  switch (term.field) {
+    case 'text': {
+      const v = likeEscape(term.values[0] ?? '');
+      return {
+        sql: `(code LIKE ? ESCAPE '\\' OR IFNULL(skill, '') LIKE ? ESCAPE '\\' OR rpc_method LIKE ? ESCAPE '\\')`,
+        params: [v, v, v],
+        nullable: null,
+      };
+    }
+    case 'retryable': {
+      const parts: string[] = [];
+      if (term.values.includes('true')) parts.push('retryable = 1');
+      if (term.values.includes('false')) parts.push('retryable = 0');
+      if (term.values.includes('unknown')) parts.push('retryable IS NULL');
+      return { sql: `(${parts.join(' OR ')})`, params: [], nullable: null };
+    }
+    case 'flag': {
+      if (term.values.includes('any')) return { sql: `retry_flags <> '[]'`, params: [], nullable: null };
+      // Flags are a closed set of identifiers stored as a JSON array of strings, so the quoted
+      // name is an exact element match.
+      return {
+        sql: `(${term.values.map(() => 'instr(retry_flags, ?) > 0').join(' OR ')})`,
+        params: term.values.map((v) => JSON.stringify(v)),
+        nullable: null,
+      };
+    }
+    case 'trace': {
+      const p = placeholders(term.values.length);
+      return {
+        sql: `(trace_id IN (${p}) OR upstream_trace_id IN (${p}))`,
+        params: [...term.values, ...term.values],
+        nullable: null,
+      };
+    }
+    case 'client':
+    case 'subject':
+    case 'idempotency': {
+      const values = pseudonymValues(term, term.field, ctx);
+      return { sql: `${PSEUDO_COLUMN[term.field]} IN (${placeholders(values.length)})`, params: values, nullable: PSEUDO_COLUMN[term.field] };
+    }
+    default:
+      throw new QuerySyntaxError(term.token, 'unsupported field');
+  }
+}
+
+/**
+ * Compiles `query` to a condition including the time window (`occurred_at >= ? AND
+ * occurred_at < ?`). Throws `QuerySyntaxError` when a `client:`/`subject:` raw value cannot be
+ * pseudonymised (no key). Pure: no database access.
+ */
+export function compileQuery(query: Query, ctx: CompileContext): CompiledQuery {
+  const window: TimeWindow = {
+    since: query.since ? resolveTimeSpec(query.since, ctx.now) : ctx.window.since,
+    until: query.until ? resolveTimeSpec(query.until, ctx.now) : ctx.window.until,
+  };
+  const where: string[] = ['occurred_at >= ?', 'occurred_at < ?'];
+  const params: (string | number)[] = [window.since, window.until];
+  for (const term of query.terms) {
+    const t = termSql(term, ctx);
+    if (!term.negate) where.push(t.sql);
+    // An excluded value keeps rows where the column is NULL (`-skill:x` keeps rows with no skill).
+    else where.push(t.nullable ? `(${t.nullable} IS NULL OR NOT ${t.sql})` : `NOT ${t.sql}`);
+    params.push(...t.params);
+  }
+  return { where: where.join(' AND '), params, window };
+}

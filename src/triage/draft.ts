@@ -1,0 +1,338 @@
+import { compileQuery } from './compile.js';
+import { codeInfoFor } from './codes.js';
+import type { Query } from './query.js';
+import { prepared, type Db } from './rows.js';
+import { asQuery, type QueryOptions } from './search.js';
+import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
+import { findStormById, stormWhere, type StormEpisode } from './storms.js';
+import { summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
+import type { TimeWindow } from './time.js';
+
+/** What a draft is about: a storm episode, the errors a query finds, or listed error ids. */
+export type DraftSource =
+  | { kind: 'storm'; id: string }
+  | { kind: 'query'; query: Query | string; window: TimeWindow }
+  | { kind: 'errors'; ids: readonly string[] };
+
+/** Options of `buildIncident` / `draftIncident`. */
+export interface DraftOptions extends QueryOptions {
+  /** When the next update is promised, minutes after `now`. Default 60. */
+  nextUpdateMinutes?: number;
+  thresholds?: Partial<StormThresholds>;
+}
+
+/** Per code: what the client did and what the spec says it should do (DESIGN §7). */
+export interface CodeGuidance {
+  code: string;
+  protocol: string;
+  retryable: boolean | null;
+  count: number;
+  /** The code's one-line meaning from the spec tables; null for an unknown code. */
+  meaning: string | null;
+  /** What the client did, from attempts and retry flags. */
+  did: string;
+  /** The spec's recommended client action plus the retry rule for the code. */
+  should: string;
+  /** Where the spec says so; null for an unknown code. */
+  specSection: string | null;
+}
+
+/** Everything an incident draft states, as data (rendered by `renderIncidentText` / `renderIncidentMarkdown`). */
+export interface IncidentFacts {
+  kind: DraftSource['kind'];
+  /** The storm id for a storm draft. */
+  stormId: string | null;
+  /** Epoch ms; [since, until). */
+  window: TimeWindow;
+  clients: string[];
+  services: string[];
+  skills: string[];
+  /** Calls in the window for these clients and skills (from traffic); null when traffic has none. */
+  requests: number | null;
+  errors: number;
+  retries: number | null;
+  /** retries ÷ requests; null without traffic. */
+  retryRatio: number | null;
+  /** Storm detection reasons (storm drafts only). */
+  reasons: string[];
+  summary: ErrorSummary;
+  timeline: { at: number; text: string }[];
+  guidance: CodeGuidance[];
+  requestedAction: string[];
+  /** When this draft was made and when the next update is due, epoch ms. */
+  generatedAt: number;
+  nextUpdateAt: number;
+  attemptCap: number;
+  clientBudget: number;
+}
+
+/** An incident draft in both text forms. */
+export interface IncidentDraft {
+  subject: string;
+  text: string;
+  markdown: string;
+  facts: IncidentFacts;
+}
+
+const pct = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)} %`);
+const utc = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+const utcMinute = (ms: number): string => utc(ms).replace(/:\d{2}Z$/, 'Z');
+/** Short form of a client pseudonym for subjects and prose. */
+export const shortClient = (c: string): string => (c === '' ? '(no credential)' : c.length > 12 ? c.slice(0, 12) : c);
+
+function did(b: CodeBreakdown): string {
+  if (b.retries === 0) return `${b.count} call${b.count === 1 ? '' : 's'} failed with this code; the client did not retry them.`;
+  const parts = [`${b.retries} of ${b.count} were retries, up to attempt ${b.maxAttempt}`];
+  if (b.flags.retried_non_retryable) parts.push(`${b.flags.retried_non_retryable} retried an answer marked retryable=false`);
+  if (b.flags.ignored_retry_after) {
+    const ra = b.retryAfterMs ? ` (the server asked for ${b.retryAfterMs.min === b.retryAfterMs.max ? `${b.retryAfterMs.min} ms` : `${b.retryAfterMs.min}–${b.retryAfterMs.max} ms`})` : '';
+    parts.push(`${b.flags.ignored_retry_after} came before retry_after_ms had elapsed${ra}`);
+  }
+  if (b.flags.no_backoff) parts.push(`${b.flags.no_backoff} came without exponential backoff`);
+  return `${parts.join('; ')}.`;
+}
+
+function should(b: CodeBreakdown, action: string | null, cap: number): string {
+  const retryRule =
+    b.retryable === false
+      ? action && /retry/i.test(action)
+        ? ''
+        : 'Do not retry the same request as it is: it will fail identically.'
+      : b.retryable === true
+        ? `Retry only with exponential backoff and jitter (~1 s → 2 s → 4 s, capped), honour retry_after_ms, at most ${cap} attempts; then report the error_id and trace_id.`
+        : 'The envelope did not say whether it is retryable; treat it as not retryable.';
+  return [action, retryRule].filter(Boolean).join(' ');
+}
+
+function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
+  return summary.codes.map((b) => {
+    const info = codeInfoFor(b.protocol, b.code);
+    return {
+      code: b.code,
+      protocol: b.protocol,
+      retryable: b.retryable,
+      count: b.count,
+      meaning: info?.meaning ?? null,
+      did: did(b),
+      should: should(b, info?.clientAction ?? null, cap),
+      specSection: info?.specSection ?? null,
+    };
+  });
+}
+
+function requestedActions(summary: ErrorSummary, retryRatio: number | null, th: StormThresholds): string[] {
+  const out: string[] = [];
+  const codesWith = (pred: (b: CodeBreakdown) => boolean): string => summary.codes.filter(pred).map((b) => b.code).join(', ');
+  if (summary.flags.retried_non_retryable) {
+    out.push(`Stop retrying answers marked retryable=false (${codesWith((b) => b.flags.retried_non_retryable > 0)}); fix the request instead (see each code above).`);
+  }
+  if (summary.flags.ignored_retry_after) {
+    out.push(`Wait at least retry_after_ms before retrying (${codesWith((b) => b.flags.ignored_retry_after > 0)}).`);
+  }
+  if (summary.flags.no_backoff || summary.overAttemptCap) {
+    out.push(`Back off exponentially with jitter (~1 s → 2 s → 4 s, capped) and stop after ${th.attemptCap} attempts.`);
+  }
+  if (retryRatio !== null && retryRatio > th.clientBudget) {
+    out.push(`Keep retries under ${Math.round(th.clientBudget * 100)} % of requests (per-client retry budget); they were ${pct(retryRatio)}.`);
+  }
+  const terminal = codesWith((b) => b.retryable === false && b.flags.retried_non_retryable === 0);
+  if (terminal) out.push(`Fix the cause of the terminal errors (${terminal}) as the spec's client action below says.`);
+  out.push('Reply quoting the error_id and trace_id pairs above if anything here does not match your logs.');
+  return out;
+}
+
+function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): { requests: number; retries: number } | null {
+  if (clients.length === 0) return null;
+  const params: (string | number)[] = [window.since - (window.since % 60_000), window.until, ...clients];
+  let sql = `SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(retries) AS retries FROM traffic WHERE minute >= ? AND minute < ? AND client IN (${clients.map(() => '?').join(',')})`;
+  if (skills.length) {
+    sql += ` AND skill IN (${skills.map(() => '?').join(',')})`;
+    params.push(...skills);
+  }
+  const r = prepared(db, sql).get(...params) as { n: number; requests: number | null; retries: number | null };
+  return r.n === 0 ? null : { requests: r.requests ?? 0, retries: r.retries ?? 0 };
+}
+
+/**
+ * Gathers the facts of an incident draft from the store (DESIGN §7). Undefined when the source
+ * selects nothing (unknown storm id, no matching errors). Throws `QuerySyntaxError` for a bad
+ * query. Only the audit store is read, so the draft is as PII-free as the store.
+ */
+export function buildIncident(db: Db, source: DraftSource, options: DraftOptions = {}): IncidentFacts | undefined {
+  const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
+  const now = options.now ?? Date.now();
+  let storm: StormEpisode | undefined;
+  let where: string;
+  let params: (string | number)[];
+  let window: TimeWindow;
+  if (source.kind === 'storm') {
+    storm = findStormById(db, source.id, { thresholds: th });
+    if (!storm) return undefined;
+    ({ where, params } = stormWhere(storm));
+    window = { since: storm.start, until: storm.end };
+  } else if (source.kind === 'query') {
+    const c = compileQuery(asQuery(source.query), { now, window: source.window, pseudonymizer: options.pseudonymizer ?? null });
+    ({ where, params } = c);
+    window = c.window;
+  } else {
+    const ids = [...new Set(source.ids)];
+    if (ids.length === 0) return undefined;
+    where = `error_id IN (${ids.map(() => '?').join(',')})`;
+    params = ids;
+    window = { since: 0, until: 0 };
+  }
+  const summary = summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  if (summary.errors === 0 || summary.first === null || summary.last === null) return undefined;
+  if (source.kind !== 'storm') window = { since: summary.first, until: summary.last + 1 };
+  let requests: number | null;
+  let retries: number | null;
+  if (storm) {
+    requests = storm.requests;
+    retries = storm.retries;
+  } else {
+    const t = trafficFor(db, window, summary.clients, summary.skills);
+    requests = t ? Math.max(t.requests, summary.errors) : null;
+    retries = t ? t.retries : null;
+  }
+  const retryRatio = requests ? (retries ?? 0) / requests : null;
+  const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${summary.codes.map((c) => c.code).slice(0, 3).join(', ')})` }];
+  if (storm) {
+    timeline.push({ at: storm.start, text: `storm begins (${storm.reasons.join(', ')})` });
+    const peak = storm.series.reduce((a, p) => (p.requests > a.requests ? p : a), storm.series[0] ?? { minute: storm.start, requests: 0, retries: 0, errors: 0, flagged: 0 });
+    timeline.push({ at: peak.minute, text: `peak minute: ${peak.requests} calls, ${peak.retries} retries, ${peak.errors} errors` });
+    timeline.push({ at: storm.end, text: 'storm ends (last stormy minute over)' });
+  } else if (summary.peak) {
+    timeline.push({ at: summary.peak.minute, text: `peak minute: ${summary.peak.errors} errors` });
+  }
+  timeline.push({ at: summary.last, text: 'last error' });
+  timeline.sort((a, b) => a.at - b.at);
+  return {
+    kind: source.kind,
+    stormId: storm?.id ?? null,
+    window,
+    clients: storm ? [storm.client] : summary.clients,
+    services: summary.services,
+    skills: storm ? storm.skills.filter((s) => s !== '') : summary.skills,
+    requests,
+    errors: storm ? Math.max(storm.errors, summary.errors) : summary.errors,
+    retries,
+    retryRatio,
+    reasons: storm?.reasons ?? [],
+    summary,
+    timeline,
+    guidance: guidanceFor(summary, th.attemptCap),
+    requestedAction: requestedActions(summary, retryRatio, th),
+    generatedAt: now,
+    nextUpdateAt: now + (options.nextUpdateMinutes ?? 60) * 60_000,
+    attemptCap: th.attemptCap,
+    clientBudget: th.clientBudget,
+  };
+}
+
+/** The subject line of a draft. */
+export function incidentSubject(f: IncidentFacts): string {
+  const codes = f.summary.codes.slice(0, 2).map((c) => c.code).join(', ');
+  const skills = f.skills.length ? f.skills.slice(0, 3).join(', ') : 'no skill';
+  if (f.kind === 'storm') {
+    return `[aap-triage] Retry storm from client ${shortClient(f.clients[0] ?? '')} on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)})`;
+  }
+  return `[aap-triage] ${f.errors} error${f.errors === 1 ? '' : 's'} ${codes} on ${skills} (${utcMinute(f.window.since)} to ${utcMinute(f.window.until)})`;
+}
+
+function summaryParagraph(f: IncidentFacts): string {
+  const clients = f.clients.length === 1 ? `client ${f.clients[0] || '(no credential)'}` : `${f.clients.length} clients`;
+  const top = f.summary.codes[0];
+  const lead =
+    f.kind === 'storm'
+      ? `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${clients} sent a retry storm to ${f.skills.join(', ') || 'this dealer agent'}: ${f.retries ?? 0} retries in ${f.requests ?? 0} calls (retry ratio ${pct(f.retryRatio)}), detected by ${f.reasons.join(', ')}.`
+      : `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${clients} received ${f.errors} error${f.errors === 1 ? '' : 's'} from ${f.skills.join(', ') || 'this dealer agent'}.`;
+  const main = top ? ` Most were ${top.code} (${top.count}, retryable=${String(top.retryable)}).` : '';
+  const flags = Object.entries(f.summary.flags)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  return `${lead}${main}${flags ? ` The retry tracker flagged ${flags}.` : ''}`;
+}
+
+function impactLines(f: IncidentFacts): [string, string][] {
+  return [
+    ['Window (UTC)', `${utc(f.window.since)} to ${utc(f.window.until)}`],
+    ['Client', f.clients.map((c) => c || '(no credential)').join(', ')],
+    ['Services', f.services.join(', ')],
+    ['Skills', f.skills.join(', ') || '(none)'],
+    ['Requests', f.requests === null ? 'n/a (no traffic counters)' : String(f.requests)],
+    ['Errors', String(f.errors)],
+    ['Retries', f.retries === null ? 'n/a' : String(f.retries)],
+    ['Retry ratio', pct(f.retryRatio)],
+  ];
+}
+
+/** Renders a draft as plain text (the body of the .eml as well). Pure. */
+export function renderIncidentText(f: IncidentFacts): string {
+  const out: string[] = [];
+  out.push(`Subject: ${incidentSubject(f)}`, '');
+  out.push('Summary', `  ${summaryParagraph(f)}`, '');
+  out.push('Impact');
+  for (const [k, v] of impactLines(f)) out.push(`  ${`${k}:`.padEnd(14)}${v}`);
+  out.push('', 'Timeline (UTC)');
+  for (const t of f.timeline) out.push(`  ${utc(t.at)}  ${t.text}`);
+  out.push('', 'Errors by code');
+  out.push(`  ${'CODE'.padEnd(30)}${'PROTOCOL'.padEnd(10)}${'RETRYABLE'.padEnd(11)}${'COUNT'.padStart(7)}${'RETRIES'.padStart(9)}${'MAX ATTEMPT'.padStart(13)}`);
+  for (const c of f.summary.codes) {
+    out.push(`  ${c.code.padEnd(30)}${c.protocol.padEnd(10)}${String(c.retryable).padEnd(11)}${String(c.count).padStart(7)}${String(c.retries).padStart(9)}${String(c.maxAttempt).padStart(13)}`);
+  }
+  out.push('', 'Evidence (error_id + trace_id)');
+  for (const s of f.summary.samples) {
+    out.push(`  ${s.error_id}  trace_id=${s.trace_id ?? '-'}${s.upstream_trace_id ? `  upstream_trace_id=${s.upstream_trace_id}` : ''}  ${utc(s.occurred_at)}  ${s.code}  attempt ${s.attempt}`);
+  }
+  out.push('', 'What the client did, and what the spec says it should do');
+  for (const g of f.guidance) {
+    out.push(`  ${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`);
+    out.push(`    Did:    ${g.did}`);
+    out.push(`    Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`);
+  }
+  out.push('', 'Requested action');
+  f.requestedAction.forEach((a, i) => out.push(`  ${i + 1}. ${a}`));
+  out.push('', 'Next update', `  By ${utcMinute(f.nextUpdateAt).replace(/Z$/, '')} UTC, or sooner if the errors stop or change.`, '');
+  return out.join('\n');
+}
+
+const mdCell = (s: string): string => s.replace(/\|/g, '\\|');
+
+/** Renders a draft as Markdown. Pure. */
+export function renderIncidentMarkdown(f: IncidentFacts): string {
+  const out: string[] = [];
+  out.push(`# ${incidentSubject(f)}`, '', '## Summary', '', summaryParagraph(f), '', '## Impact', '');
+  out.push('| | |', '|---|---|');
+  for (const [k, v] of impactLines(f)) out.push(`| ${k} | ${mdCell(v)} |`);
+  out.push('', '## Timeline (UTC)', '');
+  for (const t of f.timeline) out.push(`- \`${utc(t.at)}\` ${t.text}`);
+  out.push('', '## Errors by code', '', '| Code | Protocol | Retryable | Count | Retries | Max attempt |', '|---|---|---|---:|---:|---:|');
+  for (const c of f.summary.codes) out.push(`| \`${c.code}\` | ${c.protocol} | ${String(c.retryable)} | ${c.count} | ${c.retries} | ${c.maxAttempt} |`);
+  out.push('', '## Evidence', '', '| error_id | trace_id | upstream_trace_id | time (UTC) | code | attempt |', '|---|---|---|---|---|---:|');
+  for (const s of f.summary.samples) {
+    out.push(`| \`${s.error_id}\` | \`${s.trace_id ?? '-'}\` | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
+  }
+  out.push('', '## What the client did, and what the spec says it should do', '');
+  for (const g of f.guidance) {
+    out.push(`### \`${g.code}\` (${g.protocol}, retryable=${String(g.retryable)})`, '');
+    if (g.meaning) out.push(g.meaning, '');
+    out.push(`- **Did:** ${g.did}`, `- **Should:** ${g.should}`);
+    if (g.specSection) out.push(`- **Spec:** ${g.specSection}`);
+    out.push('');
+  }
+  out.push('## Requested action', '');
+  f.requestedAction.forEach((a, i) => out.push(`${i + 1}. ${a}`));
+  out.push('', '## Next update', '', `By ${utcMinute(f.nextUpdateAt).replace(/Z$/, '')} UTC, or sooner if the errors stop or change.`, '');
+  return out.join('\n');
+}
+
+/**
+ * An incident draft (subject, text, Markdown, facts) for a storm, a query or error ids;
+ * undefined when the source selects nothing. See `buildIncident`; `buildIncidentEml` makes the .eml.
+ */
+export function draftIncident(db: Db, source: DraftSource, options: DraftOptions = {}): IncidentDraft | undefined {
+  const facts = buildIncident(db, source, options);
+  if (!facts) return undefined;
+  return { subject: incidentSubject(facts), text: renderIncidentText(facts), markdown: renderIncidentMarkdown(facts), facts };
+}

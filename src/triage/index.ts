@@ -1,0 +1,30 @@
+/**
+ * Triage: pure functions over the audit store (DESIGN §3, §6, §7). The CLI's commands and the
+ * TUI's views both call these; none of them prints, and none does I/O beyond the database
+ * handle passed in (read-only is enough).
+ */
+export { parseQuery, QuerySyntaxError, FIELD_ALIASES } from './query.js';
+export type { Query, QueryTerm, QueryField, QueryOp } from './query.js';
+export { compileQuery, looksLikePseudonym } from './compile.js';
+export type { CompileContext, CompiledQuery, QueryPseudonymizer } from './compile.js';
+export { parseDuration, parseTimeSpec, resolveTimeSpec, formatUtc, formatUtcMinute, formatDuration } from './time.js';
+export type { TimeWindow, TimeSpec } from './time.js';
+export { toErrorEvent } from './rows.js';
+export type { Db, ErrorEventRecord } from './rows.js';
+export { searchErrors, errorHistogram, nextErrors, tailCursor, asQuery } from './search.js';
+export type { SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, TailCursor } from './search.js';
+export { getError, getTrace } from './detail.js';
+export type { ErrorDetail, DetailOptions } from './detail.js';
+export { codeInfoFor } from './codes.js';
+export { computeStats, listGaps } from './stats.js';
+export type { Stats, CountRow, RetryableSplit, AuditGap } from './stats.js';
+export { detectStorms, STORM_DEFAULTS } from './storm-detect.js';
+export type { StormThresholds, StormMinute, StormPoint, StormReason, DetectedStorm } from './storm-detect.js';
+export { findStorms, findStormById, loadStormMinutes, stormId, parseStormId, stormWhere } from './storms.js';
+export type { StormEpisode, StormOptions } from './storms.js';
+export { summarizeErrors, emptyFlags } from './summary.js';
+export type { ErrorSummary, CodeBreakdown, Evidence } from './summary.js';
+export { buildIncident, draftIncident, renderIncidentText, renderIncidentMarkdown, incidentSubject, shortClient } from './draft.js';
+export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuidance } from './draft.js';
+export { buildIncidentEml } from './eml.js';
+export type { EmlOptions } from './eml.js';

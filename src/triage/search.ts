@@ -1,0 +1,162 @@
+import type { ErrorEvent } from '../protocol/error-event.js';
+import { compileQuery, type QueryPseudonymizer } from './compile.js';
+import { parseQuery, type Query } from './query.js';
+import { ERROR_EVENT_SELECT, prepared, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
+import type { TimeWindow } from './time.js';
+
+/** Options shared by the query-driven triage functions. */
+export interface QueryOptions {
+  /** Reference time for durations in the query (`since:1h`), epoch ms. Default `Date.now()`. */
+  now?: number;
+  /** Current key's pseudonymiser for raw `client:`/`subject:` values; null/absent when no key. */
+  pseudonymizer?: QueryPseudonymizer | null;
+}
+
+/** Options of `searchErrors`. */
+export interface SearchOptions extends QueryOptions {
+  /** Page size, rows. Default 50; at most 10 000. */
+  limit?: number;
+  /** Rows to skip (newest first). Default 0. */
+  offset?: number;
+  /** Skip the `COUNT(*)` (total is then -1); for callers that only page. Default false. */
+  skipTotal?: boolean;
+}
+
+/** A page of search results, newest first. */
+export interface SearchResult {
+  rows: ErrorEvent[];
+  /** Rows matching in the whole window (all pages); -1 when `skipTotal` was set. */
+  total: number;
+  /** The effective window (the query's since:/until: override the one passed in). */
+  window: TimeWindow;
+  limit: number;
+  offset: number;
+}
+
+/** Accepts a query as text or already parsed. Throws `QuerySyntaxError` for bad text. */
+export function asQuery(query: Query | string | null | undefined): Query {
+  if (query === null || query === undefined) return parseQuery('');
+  return typeof query === 'string' ? parseQuery(query) : query;
+}
+
+const clampInt = (v: number | undefined, dflt: number, min: number, max: number): number =>
+  v === undefined || !Number.isFinite(v) ? dflt : Math.min(max, Math.max(min, Math.trunc(v)));
+
+/**
+ * Errors matching `query` in `window`, newest first (`occurred_at DESC, error_id DESC`), one
+ * page at a time, with the total count. Backs `aap-triage search` and the TUI's Errors view.
+ * Throws `QuerySyntaxError` for a bad query.
+ */
+export function searchErrors(db: Db, query: Query | string | null, window: TimeWindow, options: SearchOptions = {}): SearchResult {
+  const q = asQuery(query);
+  const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
+  const limit = clampInt(options.limit, 50, 1, 10_000);
+  const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
+  const rows = (
+    prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at DESC, error_id DESC LIMIT ? OFFSET ?`).all(
+      ...c.params,
+      limit,
+      offset,
+    ) as ErrorEventRecord[]
+  ).map(toErrorEvent);
+  const total = options.skipTotal
+    ? -1
+    : offset === 0 && rows.length < limit
+      ? rows.length
+      : ((prepared(db, `SELECT COUNT(*) FROM error_events WHERE ${c.where}`).pluck().get(...c.params) as number) ?? 0);
+  return { rows, total, window: c.window, limit, offset };
+}
+
+/** One bucket of `errorHistogram`. */
+export interface HistogramBucket {
+  /** Bucket start, epoch ms. */
+  start: number;
+  /** Errors with retryable = true. */
+  retryable: number;
+  /** Errors with retryable = false (terminal). */
+  terminal: number;
+  /** Errors whose envelope lost `retryable`. */
+  unknown: number;
+}
+
+/** Errors per bucket over a window. */
+export interface Histogram {
+  /** Bucket width, ms (60 000 = per minute). */
+  bucketMs: number;
+  window: TimeWindow;
+  /** Every bucket of the window in time order, empty ones included. */
+  buckets: HistogramBucket[];
+}
+
+/**
+ * Errors matching `query` per bucket (default one minute) over the window, split retryable /
+ * terminal / unknown. Backs the TUI histogram and `search --histogram`. Bucket count is capped
+ * at 10 000 by widening the bucket.
+ */
+export function errorHistogram(db: Db, query: Query | string | null, window: TimeWindow, options: QueryOptions & { bucketMs?: number } = {}): Histogram {
+  const q = asQuery(query);
+  const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
+  let bucketMs = Math.max(1000, Math.trunc(options.bucketMs ?? 60_000));
+  const span = Math.max(0, c.window.until - c.window.since);
+  while (span / bucketMs > 10_000) bucketMs *= 2;
+  const first = Math.floor(c.window.since / bucketMs) * bucketMs;
+  const rows = prepared(
+    db,
+    // better-sqlite3 binds JS numbers as REAL, and `/` would then not floor; `%` works on integers.
+    `SELECT occurred_at - (occurred_at % ?) AS b, SUM(retryable = 1) AS r, SUM(retryable = 0) AS t, SUM(retryable IS NULL) AS u
+       FROM error_events WHERE ${c.where} GROUP BY b`,
+  ).all(bucketMs, ...c.params) as { b: number; r: number; t: number; u: number }[];
+  const byStart = new Map(rows.map((r) => [r.b, r]));
+  const buckets: HistogramBucket[] = [];
+  for (let s = first; s < c.window.until; s += bucketMs) {
+    const r = byStart.get(s);
+    buckets.push({ start: s, retryable: r?.r ?? 0, terminal: r?.t ?? 0, unknown: r?.u ?? 0 });
+  }
+  return { bucketMs, window: c.window, buckets };
+}
+
+/** Where `nextErrors` left off. */
+export interface TailCursor {
+  /** Time of the previous poll, epoch ms. */
+  at: number;
+  /** Ids already returned (or skipped as old) with occurred_at at or after `at - lookbackMs`. */
+  seen: Set<string>;
+}
+
+/**
+ * Rows matching `query` that landed since the previous poll, oldest first, and the next cursor.
+ * Writers commit in batches, so a row may land with an `occurred_at` a little before the
+ * previous poll; every poll re-reads from `lookbackMs` (default 10 000 ms) before the previous
+ * poll and skips ids already returned. Rows stamped in the future (a writer's clock ahead of
+ * ours) are returned once. At most `limit` rows (default 1000). Backs `aap-triage tail` and the
+ * TUI's live refresh.
+ */
+export function nextErrors(
+  db: Db,
+  query: Query | string | null,
+  cursor: TailCursor,
+  options: QueryOptions & { lookbackMs?: number; limit?: number } = {},
+): { rows: ErrorEvent[]; cursor: TailCursor } {
+  const q = asQuery(query);
+  const now = options.now ?? Date.now();
+  const lookback = options.lookbackMs ?? 10_000;
+  const from = Math.min(cursor.at, now) - lookback;
+  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
+  const limit = clampInt(options.limit, 1000, 1, 100_000);
+  const found = (
+    prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`).all(
+      ...c.params,
+      limit + cursor.seen.size,
+    ) as ErrorEventRecord[]
+  ).map(toErrorEvent);
+  const rows = found.filter((r) => !cursor.seen.has(r.error_id)).slice(0, limit);
+  const returned = new Set(rows.map((r) => r.error_id));
+  const seen = new Set<string>();
+  for (const r of found) if (r.occurred_at >= now - lookback && (cursor.seen.has(r.error_id) || returned.has(r.error_id))) seen.add(r.error_id);
+  return { rows, cursor: { at: now, seen } };
+}
+
+/** A cursor for polls from `at` (epoch ms) on; rows of the `lookbackMs` before it count as new. */
+export function tailCursor(at: number): TailCursor {
+  return { at, seen: new Set() };
+}

@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import type { RetryFlag } from '../protocol/error-event.js';
+import { prepared, type Db } from './rows.js';
+import { detectStorms, STORM_DEFAULTS, summariseStorm, type DetectedStorm, type StormMinute, type StormThresholds } from './storm-detect.js';
+import { summarizeErrors, type CodeBreakdown, type Evidence } from './summary.js';
+import type { TimeWindow } from './time.js';
+
+/** A retry-storm episode as `aap-triage storms --json` prints it and the TUI's Storms view shows it. */
+export interface StormEpisode extends DetectedStorm {
+  /**
+   * Stable id: `storm-<UTC start yyyymmddThhmm>Z-<8 hex of sha256(client)>`, so the same episode
+   * has the same id across runs and `draft --storm <id>` finds it without remembering a window.
+   */
+  id: string;
+  /** Errors by code in the episode (from error_events). */
+  codes: CodeBreakdown[];
+  /** Retry flags in the episode, per flag. */
+  flags: Record<RetryFlag, number>;
+  /** Errors whose attempt exceeded the attempt cap. */
+  overAttemptCap: number;
+  /** Whether the retry ratio exceeded the per-client retry budget. */
+  overBudget: boolean;
+  /** Up to `maxSamples` error_id + trace_id pairs, flagged retries first. */
+  samples: Evidence[];
+}
+
+const MINUTE = 60_000;
+
+/** The stable id of an episode of `client` starting at `start` (epoch ms). */
+export function stormId(client: string, start: number): string {
+  const t = new Date(start).toISOString(); // 2026-11-30T01:42:00.000Z
+  const stamp = `${t.slice(0, 4)}${t.slice(5, 7)}${t.slice(8, 10)}T${t.slice(11, 13)}${t.slice(14, 16)}Z`;
+  return `storm-${stamp}-${createHash('sha256').update(client).digest('hex').slice(0, 8)}`;
+}
+
+/** Parses a storm id into its start (epoch ms) and client hash; undefined when malformed. */
+export function parseStormId(id: string): { start: number; clientHash: string } | undefined {
+  const m = /^storm-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})Z-([0-9a-f]{8})$/.exec(id);
+  if (!m) return undefined;
+  const start = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
+  return Number.isFinite(start) ? { start, clientHash: m[6] ?? '' } : undefined;
+}
+
+type EventMinute = { minute: number; client: string; skill: string; errors: number; retries: number; flagged: number };
+type TrafficMinute = Omit<StormMinute, 'flagged'>;
+
+/** Joins traffic counters with error_events counts of the same (minute, client, skill). */
+function joinMinutes(traffic: TrafficMinute[], events: EventMinute[], eventsCountCalls: boolean): StormMinute[] {
+  const out = new Map<string, StormMinute>();
+  for (const t of traffic) out.set(`${t.minute}\u0000${t.client}\u0000${t.skill}`, { ...t, flagged: 0 });
+  for (const e of events) {
+    const key = `${e.minute}\u0000${e.client}\u0000${e.skill}`;
+    const cur = out.get(key);
+    if (cur) {
+      // traffic counts every call, error_events only errors: keep the larger of each.
+      cur.retries = Math.max(cur.retries, e.retries);
+      cur.errors = Math.max(cur.errors, e.errors);
+      cur.requests = Math.max(cur.requests, cur.retries, cur.errors);
+      cur.flagged = e.flagged;
+    } else if (eventsCountCalls) {
+      out.set(key, { minute: e.minute, client: e.client, skill: e.skill, requests: e.errors, errors: e.errors, retries: e.retries, flagged: e.flagged });
+    } else {
+      // Calls of this minute are unknown here: the minute can only count for its flagged retries.
+      out.set(key, { minute: e.minute, client: e.client, skill: e.skill, requests: 0, errors: 0, retries: 0, flagged: e.flagged });
+    }
+  }
+  return [...out.values()];
+}
+
+/**
+ * The per-minute rows of `window` that can make a minute stormy (DESIGN §6), for `detectStorms`:
+ * traffic rows whose retries meet the ratio rule's floor or the amplification threshold (a row
+ * below both can be stormy under neither rule), and flagged retries from error_events (read
+ * through the partial index `error_events_retries`, migration 2). A store without traffic rows
+ * in the window falls back to error_events alone (errors stand in for calls).
+ */
+export function loadStormMinutes(db: Db, window: TimeWindow, thresholds: Partial<StormThresholds> = {}): StormMinute[] {
+  const th: StormThresholds = { ...STORM_DEFAULTS, ...thresholds };
+  const since = Math.floor(window.since / MINUTE) * MINUTE;
+  const hasTraffic = prepared(db, 'SELECT 1 FROM traffic WHERE minute >= ? AND minute < ? LIMIT 1').pluck().get(since, window.until) !== undefined;
+  if (!hasTraffic) {
+    const events = prepared(
+      db,
+      `SELECT (occurred_at / 60000) * 60000 AS minute, IFNULL(client, '') AS client, IFNULL(skill, '') AS skill,
+              COUNT(*) AS errors, SUM(attempt > 1) AS retries, SUM(retry_flags <> '[]') AS flagged
+         FROM error_events WHERE occurred_at >= ? AND occurred_at < ? GROUP BY minute, client, skill`,
+    ).all(since, window.until) as EventMinute[];
+    return joinMinutes([], events, true);
+  }
+  // amplification ≥ A  ⇔  retries ≥ requests · (1 − 1/A)
+  const ampShare = th.amplification > 1 ? 1 - 1 / th.amplification : 0;
+  const traffic = prepared(
+    db,
+    `SELECT minute, client, skill, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries
+       FROM traffic WHERE minute >= ? AND minute < ? AND retries > 0 AND (retries >= ? OR retries >= requests * ?)
+      GROUP BY minute, client, skill`,
+  ).all(since, window.until, Math.min(th.minRetriesPerMinute, 1e9), ampShare) as TrafficMinute[];
+  const events = prepared(
+    db,
+    `SELECT (occurred_at / 60000) * 60000 AS minute, IFNULL(client, '') AS client, IFNULL(skill, '') AS skill,
+            COUNT(*) AS errors, COUNT(*) AS retries, SUM(retry_flags <> '[]') AS flagged
+       FROM error_events WHERE occurred_at >= ? AND occurred_at < ? AND attempt > 1
+      GROUP BY minute, client, skill HAVING flagged > 0`,
+  ).all(since, window.until) as EventMinute[];
+  return joinMinutes(traffic, events, false);
+}
+
+/** Every minute of one client's `skills` in [start, end): traffic joined with error_events. */
+export function loadClientMinutes(db: Db, client: string, skills: readonly string[], start: number, end: number): StormMinute[] {
+  const skillList = skills.map(() => '?').join(',');
+  const traffic = prepared(
+    db,
+    `SELECT minute, client, skill, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries
+       FROM traffic WHERE minute >= ? AND minute < ? AND client = ? AND skill IN (${skillList}) GROUP BY minute, client, skill`,
+  ).all(start, end, client, ...skills) as TrafficMinute[];
+  const events = prepared(
+    db,
+    `SELECT (occurred_at / 60000) * 60000 AS minute, IFNULL(client, '') AS client, IFNULL(skill, '') AS skill,
+            COUNT(*) AS errors, SUM(attempt > 1) AS retries, SUM(retry_flags <> '[]') AS flagged
+       FROM error_events WHERE ${client === '' ? 'client IS NULL AND ?' : 'client = ?'} AND occurred_at >= ? AND occurred_at < ?
+        AND IFNULL(skill, '') IN (${skillList}) GROUP BY minute, client, skill`,
+  ).all(client === '' ? 1 : client, start, end, ...skills) as EventMinute[];
+  return joinMinutes(traffic, events, true);
+}
+
+/** Options of `findStorms`. */
+export interface StormOptions {
+  thresholds?: Partial<StormThresholds>;
+}
+
+/**
+ * Retry-storm episodes in `window`, newest first (`aap-triage storms`, the TUI's Storms view):
+ * detection over the per-minute series (`detectStorms`), then codes, flags and samples of each
+ * episode from error_events.
+ */
+export function findStorms(db: Db, window: TimeWindow, options: StormOptions = {}): StormEpisode[] {
+  const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
+  const detected = detectStorms(loadStormMinutes(db, window, th), th);
+  return detected.map((d) => enrich(db, d, th)).sort((a, b) => b.start - a.start || a.id.localeCompare(b.id));
+}
+
+/** The where-clause selecting an episode's errors (its client, skills and minutes). */
+export function stormWhere(storm: Pick<DetectedStorm, 'client' | 'skills' | 'start' | 'end'>): { where: string; params: (string | number)[] } {
+  const clientSql = storm.client === '' ? 'client IS NULL' : 'client = ?';
+  const params: (string | number)[] = storm.client === '' ? [] : [storm.client];
+  params.push(storm.start, storm.end, ...storm.skills);
+  return {
+    where: `${clientSql} AND occurred_at >= ? AND occurred_at < ? AND IFNULL(skill, '') IN (${storm.skills.map(() => '?').join(',')})`,
+    params,
+  };
+}
+
+function enrich(db: Db, detected: DetectedStorm, th: StormThresholds): StormEpisode {
+  // Detection saw only the minutes that could be stormy; count the episode over all its minutes.
+  const d = summariseStorm(detected, loadClientMinutes(db, detected.client, detected.skills, detected.start, detected.end));
+  const { where, params } = stormWhere(d);
+  const s = summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  return {
+    id: stormId(d.client, d.start),
+    ...d,
+    errors: Math.max(d.errors, s.errors),
+    codes: s.codes,
+    flags: s.flags,
+    overAttemptCap: s.overAttemptCap,
+    overBudget: d.retryRatio > th.clientBudget,
+    samples: s.samples,
+  };
+}
+
+/**
+ * The episode with `id` (see `stormId`), detected over a window around the start the id names
+ * (1 h before to 24 h after); undefined when the id is malformed or no such episode is found.
+ */
+export function findStormById(db: Db, id: string, options: StormOptions = {}): StormEpisode | undefined {
+  const parsed = parseStormId(id);
+  if (!parsed) return undefined;
+  const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
+  const window = { since: parsed.start - 3_600_000, until: parsed.start + 86_400_000 };
+  const detected = detectStorms(loadStormMinutes(db, window, th), th);
+  const hash = (c: string): string => createHash('sha256').update(c).digest('hex').slice(0, 8);
+  const exact = detected.find((d) => d.start === parsed.start && hash(d.client) === parsed.clientHash);
+  const match = exact ?? detected.find((d) => hash(d.client) === parsed.clientHash && d.start <= parsed.start && parsed.start < d.end);
+  return match ? { ...enrich(db, match, th), id } : undefined;
+}

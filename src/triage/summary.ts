@@ -1,0 +1,138 @@
+import { RETRY_FLAGS, type RetryFlag } from '../protocol/error-event.js';
+import { prepared, type Db } from './rows.js';
+
+/** One code in a set of errors: counts and what the clients did with it. */
+export interface CodeBreakdown {
+  code: string;
+  protocol: string;
+  count: number;
+  /** `retryable` as the wire said: true/false when every row agrees, null when unknown or mixed. */
+  retryable: boolean | null;
+  /** Rows with attempt > 1. */
+  retries: number;
+  /** Highest attempt seen. */
+  maxAttempt: number;
+  /** Retry flags on rows with this code. */
+  flags: Record<RetryFlag, number>;
+  /** Smallest and largest retry_after_ms the server sent, ms; null when none. */
+  retryAfterMs: { min: number; max: number } | null;
+}
+
+/** An evidence pair for an incident email (spec/dmc12-errors.txt: quote error_id + trace_id). */
+export interface Evidence {
+  error_id: string;
+  trace_id: string | null;
+  upstream_trace_id: string | null;
+  occurred_at: number;
+  code: string;
+  attempt: number;
+}
+
+/** Aggregates of a set of errors selected by a SQL condition. */
+export interface ErrorSummary {
+  errors: number;
+  /** Epoch ms of the first and last error; null when none. */
+  first: number | null;
+  last: number | null;
+  codes: CodeBreakdown[];
+  flags: Record<RetryFlag, number>;
+  skills: string[];
+  services: string[];
+  /** Distinct client pseudonyms ('' for none), most errors first, at most 20. */
+  clients: string[];
+  /** Minute with the most errors. */
+  peak: { minute: number; errors: number } | null;
+  /** Rows with attempt above the cap. */
+  overAttemptCap: number;
+  /** Flagged rows first, then oldest; at most `maxSamples`. */
+  samples: Evidence[];
+}
+
+/** An empty per-flag counter. */
+export function emptyFlags(): Record<RetryFlag, number> {
+  return Object.fromEntries(RETRY_FLAGS.map((f) => [f, 0])) as Record<RetryFlag, number>;
+}
+
+/**
+ * Summarises the errors matching `where` (a condition over `error_events` with `?` bound to
+ * `params`): breakdown by code with retryable, retry flags, attempts, the peak minute and
+ * sample evidence. Used by storms and drafts.
+ */
+export function summarizeErrors(db: Db, where: string, params: readonly (string | number)[], options: { attemptCap?: number; maxSamples?: number } = {}): ErrorSummary {
+  const cap = options.attemptCap ?? 5;
+  const codeRows = prepared(
+    db,
+    `SELECT code, protocol, COUNT(*) AS n, SUM(retryable = 1) AS t, SUM(retryable = 0) AS f, SUM(attempt > 1) AS retries,
+            MAX(attempt) AS max_attempt, SUM(attempt > ?) AS over_cap, MIN(retry_after_ms) AS ra_min, MAX(retry_after_ms) AS ra_max,
+            MIN(occurred_at) AS first, MAX(occurred_at) AS last
+       FROM error_events WHERE ${where} GROUP BY code, protocol ORDER BY n DESC, code`,
+  ).all(cap, ...params) as {
+    code: string;
+    protocol: string;
+    n: number;
+    t: number;
+    f: number;
+    retries: number;
+    max_attempt: number;
+    over_cap: number;
+    ra_min: number | null;
+    ra_max: number | null;
+    first: number;
+    last: number;
+  }[];
+  const flagRows = prepared(
+    db,
+    `SELECT code, protocol, j.value AS flag, COUNT(*) AS n FROM error_events, json_each(error_events.retry_flags) AS j
+      WHERE ${where} AND retry_flags <> '[]' GROUP BY code, protocol, j.value`,
+  ).all(...params) as { code: string; protocol: string; flag: string; n: number }[];
+  const flags = emptyFlags();
+  const codes: CodeBreakdown[] = codeRows.map((r) => {
+    const own = emptyFlags();
+    for (const fr of flagRows) {
+      if (fr.code === r.code && fr.protocol === r.protocol && fr.flag in own) {
+        own[fr.flag as RetryFlag] += fr.n;
+        flags[fr.flag as RetryFlag] += fr.n;
+      }
+    }
+    return {
+      code: r.code,
+      protocol: r.protocol,
+      count: r.n,
+      retryable: r.t === r.n ? true : r.f === r.n ? false : null,
+      retries: r.retries,
+      maxAttempt: r.max_attempt,
+      flags: own,
+      retryAfterMs: r.ra_min === null || r.ra_max === null ? null : { min: r.ra_min, max: r.ra_max },
+    };
+  });
+  const errors = codeRows.reduce((a, r) => a + r.n, 0);
+  const distinct = (col: string, limit: number): string[] =>
+    (
+      prepared(db, `SELECT IFNULL(${col}, '') AS v, COUNT(*) AS n FROM error_events WHERE ${where} GROUP BY v ORDER BY n DESC, v LIMIT ?`).all(
+        ...params,
+        limit,
+      ) as { v: string }[]
+    ).map((r) => r.v);
+  const peakRow = prepared(
+    db,
+    `SELECT (occurred_at / 60000) * 60000 AS minute, COUNT(*) AS errors FROM error_events WHERE ${where} GROUP BY minute ORDER BY errors DESC, minute LIMIT 1`,
+  ).get(...params) as { minute: number; errors: number } | undefined;
+  const samples = prepared(
+    db,
+    `SELECT error_id, trace_id, upstream_trace_id, occurred_at, code, attempt FROM error_events WHERE ${where}
+      ORDER BY (retry_flags = '[]'), occurred_at, error_id LIMIT ?`,
+  ).all(...params, options.maxSamples ?? 5) as Evidence[];
+  return {
+    errors,
+    first: codeRows.length ? Math.min(...codeRows.map((r) => r.first)) : null,
+    last: codeRows.length ? Math.max(...codeRows.map((r) => r.last)) : null,
+    codes,
+    flags,
+    skills: distinct('skill', 100).filter((s) => s !== ''),
+    services: distinct('service', 100),
+    clients: distinct('client', 20),
+    peak: peakRow ?? null,
+    overAttemptCap: codeRows.reduce((a, r) => a + r.over_cap, 0),
+    samples,
+  };
+}

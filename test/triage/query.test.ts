@@ -1,0 +1,141 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileQuery, looksLikePseudonym, parseQuery, QuerySyntaxError, searchErrors } from '../../src/triage/index.js';
+import { seededStore, STORM_CLIENT, T0 } from './seed.js';
+
+const ctx = { now: T0, window: { since: T0 - 3_600_000, until: T0 + 1 }, pseudonymizer: null };
+
+describe('parseQuery', () => {
+  it('reads field:value terms, lists, negation, comparisons and bare words', () => {
+    const q = parseQuery('code:rate_limited,SCHEMA_VALIDATION_FAILED -skill:lead.submit attempt:>2 retryable:false flag:no_backoff timeout');
+    expect(q.terms).toEqual([
+      { field: 'code', negate: false, values: ['RATE_LIMITED', 'SCHEMA_VALIDATION_FAILED'], op: '=', token: 'code:rate_limited,SCHEMA_VALIDATION_FAILED' },
+      { field: 'skill', negate: true, values: ['lead.submit'], op: '=', token: '-skill:lead.submit' },
+      { field: 'attempt', negate: false, values: ['2'], op: '>', token: 'attempt:>2' },
+      { field: 'retryable', negate: false, values: ['false'], op: '=', token: 'retryable:false' },
+      { field: 'flag', negate: false, values: ['no_backoff'], op: '=', token: 'flag:no_backoff' },
+      { field: 'text', negate: false, values: ['timeout'], op: '=', token: 'timeout' },
+    ]);
+  });
+
+  it('takes since:/until: as durations or RFC 3339 times', () => {
+    const q = parseQuery('since:1h until:2026-11-30T10:00:00Z');
+    expect(q.since).toEqual({ kind: 'duration', ms: 3_600_000 });
+    expect(q.until).toEqual({ kind: 'instant', ms: T0 });
+    expect(q.terms).toEqual([]);
+  });
+
+  it('keeps double-quoted values whole and treats a negative number as a word', () => {
+    const q = parseQuery('skill:"lead submit" -32601');
+    expect(q.terms.map((t) => [t.field, t.negate, t.values])).toEqual([
+      ['skill', false, ['lead submit']],
+      ['text', false, ['-32601']],
+    ]);
+  });
+
+  it.each([
+    ['foo:bar', 'foo:bar', /unknown field 'foo'/],
+    ['since:yesterday', 'since:yesterday', /duration/],
+    ['retryable:maybe', 'retryable:maybe', /true, false or unknown/],
+    ['flag:sloppy', 'flag:sloppy', /flag must be/],
+    ['protocol:soap', 'protocol:soap', /protocol must be/],
+    ['attempt:>x', 'attempt:>x', /integer/],
+    ['code:', 'code:', /empty value/],
+    ['code:A,,B', 'code:A,,B', /empty value/],
+    ['--json', '--json', /not an option/],
+    ['skill:"lead', 'skill:"lead', /unterminated/],
+  ])('rejects %s naming the bad token', (text, token, reason) => {
+    let caught: unknown;
+    try {
+      parseQuery(`code:RATE_LIMITED ${text}`);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(QuerySyntaxError);
+    expect((caught as QuerySyntaxError).token).toBe(token);
+    expect((caught as QuerySyntaxError).message).toMatch(reason);
+  });
+});
+
+describe('compileQuery', () => {
+  it('binds every value as a parameter and builds SQL from fixed fragments only', () => {
+    const c = compileQuery(parseQuery("code:X'); skill:%_\\ -client:abc"), {
+      ...ctx,
+      pseudonymizer: { client: (v) => `P(${v})`, subject: (v) => v, idempotency: (v) => v },
+    });
+    expect(c.where).toBe(
+      "occurred_at >= ? AND occurred_at < ? AND code IN (?) AND skill IN (?) AND (client IS NULL OR NOT client IN (?,?))",
+    );
+    expect(c.params).toEqual([T0 - 3_600_000, T0 + 1, "X');", '%_\\', 'abc', 'P(abc)']);
+  });
+
+  it('escapes LIKE wildcards in bare words', () => {
+    const c = compileQuery(parseQuery('50%_off'), ctx);
+    expect(c.params.slice(2)).toEqual(['%50\\%\\_off%', '%50\\%\\_off%', '%50\\%\\_off%']);
+  });
+
+  it('lets since:/until: in the query override the window', () => {
+    const c = compileQuery(parseQuery('since:15m'), ctx);
+    expect(c.window).toEqual({ since: T0 - 15 * 60_000, until: T0 + 1 });
+  });
+
+  it('uses a pseudonym-shaped value as it is without a key, and refuses a raw one', () => {
+    expect(compileQuery(parseQuery(`client:${STORM_CLIENT}`), ctx).params.slice(2)).toEqual([STORM_CLIENT]);
+    expect(() => compileQuery(parseQuery('subject:jo@example.com'), ctx)).toThrow(/needs the pseudonymisation key/);
+  });
+
+  it('tells pseudonyms (22 base64url characters) from emails, phones and API keys', () => {
+    expect(looksLikePseudonym('AbCdEfGhIjKlMnOpQrSt_-')).toBe(true);
+    expect(looksLikePseudonym('jo@example.com')).toBe(false);
+    expect(looksLikePseudonym('+15555550123')).toBe(false);
+    expect(looksLikePseudonym('sk_test_0123456789abcdefghijkl')).toBe(false);
+  });
+});
+
+describe('queries against a store', () => {
+  let store: ReturnType<typeof seededStore>;
+  let db: Database.Database;
+  beforeAll(() => {
+    store = seededStore();
+    db = new Database(store.path, { readonly: true });
+  });
+  afterAll(() => {
+    db.close();
+    store.cleanup();
+  });
+  const all = { since: T0 - 3_600_000, until: T0 + 3_600_000 };
+
+  const count = (): number => db.prepare('SELECT COUNT(*) FROM error_events').pluck().get() as number;
+
+  it.each([
+    ["' OR 1=1", 0],
+    ["code:' OR '1'='1", 0],
+    ["code:1;DELETE", 0],
+    ['skill:"lead.submit\' OR \'1\'=\'1"', 1],
+    ['%', 0],
+    ['"; DROP TABLE traffic; --"', 0],
+  ])('treats %s as a value, not SQL', (text, rows) => {
+    const res = searchErrors(db, text, all, { now: T0 });
+    expect(res.total).toBe(rows);
+    if (rows) expect(res.rows.map((r) => r.skill)).toEqual(["lead.submit' OR '1'='1"]);
+    expect(count()).toBe(155);
+  });
+
+  it.each([
+    ["' OR 1=1 --", '--'],
+    ['code:x");DROP TABLE error_events;--', 'code:x");DROP TABLE error_events;--'],
+  ])('rejects %s with the bad token named, running nothing', (text, token) => {
+    expect(() => searchErrors(db, text, all, { now: T0 })).toThrow(QuerySyntaxError);
+    try {
+      searchErrors(db, text, all, { now: T0 });
+    } catch (error) {
+      expect((error as QuerySyntaxError).token).toBe(token);
+    }
+    expect(count()).toBe(155);
+  });
+
+  it('finds the row whose error_id is an injection string by its exact id', () => {
+    const res = searchErrors(db, `id:"err_quote'; DROP TABLE error_events;--"`, all, { now: T0 });
+    expect(res.rows.map((r) => r.error_id)).toEqual(["err_quote'; DROP TABLE error_events;--"]);
+  });
+});

@@ -1,0 +1,283 @@
+import Database from 'better-sqlite3';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildIncidentEml,
+  computeStats,
+  draftIncident,
+  errorHistogram,
+  findStormById,
+  findStorms,
+  getError,
+  getTrace,
+  listGaps,
+  nextErrors,
+  searchErrors,
+  stormId,
+  tailCursor,
+} from '../../src/triage/index.js';
+import { event, HEALTHY_CLIENT, insertEvents, MIN, RATE_CLIENT, seededStore, SEED_COUNTS, STORM_CLIENT, STRAY_CLIENT, T0 } from './seed.js';
+
+let store: ReturnType<typeof seededStore>;
+let db: Database.Database;
+const HOUR = { since: T0, until: T0 + 3_600_000 };
+
+beforeAll(() => {
+  store = seededStore();
+  db = new Database(store.path, { readonly: true });
+});
+afterAll(() => {
+  db.close();
+  store.cleanup();
+});
+
+describe('searchErrors', () => {
+  it('returns a page newest first with the total of the window', () => {
+    const res = searchErrors(db, '', HOUR, { limit: 5, now: T0 + HOUR.until });
+    expect(res.total).toBe(SEED_COUNTS.total);
+    expect(res.rows.map((r) => r.occurred_at)).toEqual([T0 + 42 * MIN, T0 + 41 * MIN, T0 + 40 * MIN, T0 + 29 * MIN + 30_000, T0 + 28 * MIN + 30_000]);
+    const page2 = searchErrors(db, '', HOUR, { limit: 5, offset: 5 });
+    expect(page2.rows[0]!.occurred_at).toBe(T0 + 27 * MIN + 30_000);
+  });
+
+  it('parses JSON columns to arrays and retryable to boolean or null', () => {
+    const [row] = searchErrors(db, 'code:SCHEMA_VALIDATION_FAILED attempt:2', HOUR, { limit: 1 }).rows;
+    expect(row!.retryable).toBe(false);
+    expect(row!.retry_flags).toEqual(['retried_non_retryable', 'no_backoff']);
+    expect(row!.violations).toEqual([{ location: '/lead/customer/email', keyword: 'format' }]);
+    expect(searchErrors(db, 'retryable:unknown', HOUR).rows.map((r) => [r.code, r.retryable])).toEqual([['EXTENSION_SUPPORT_REQUIRED', null]]);
+  });
+
+  it.each([
+    ['code:SCHEMA_VALIDATION_FAILED', 80],
+    ['code:RATE_LIMITED', 42 + 30],
+    ['code:RATE_LIMITED -client:' + HEALTHY_CLIENT, 42],
+    ['skill:lead.submit retryable:false', 80],
+    ['protocol:dmc12,a2a', 2],
+    ['attempt:>5', 12],
+    ['attempt:>=4', 20 + 24],
+    ['flag:ignored_retry_after', 36],
+    ['flag:any', 60 + 36],
+    ['-flag:any', SEED_COUNTS.total - 96],
+    ['trace:trc_0123456789abcdef01234567', 1],
+    [`client:${STRAY_CLIENT}`, 3],
+    ['subject:subjectPseudonymEEEEEE', 1],
+    ['idempotency:idemPseudonymFFFFFFFFF', 1],
+    ['rate', 72],
+    ['reservation', 1],
+    ['tools/call', 1],
+    ['http:200 jsonrpc:-32008', 1],
+    ['service:mm-dmc12', 1],
+  ])('%s matches %i rows', (q, n) => {
+    expect(searchErrors(db, q, HOUR, { now: T0 }).total).toBe(n);
+  });
+
+  it('applies since: relative to now', () => {
+    expect(searchErrors(db, 'since:5m', { since: 0, until: T0 + 10 * MIN }, { now: T0 + 10 * MIN }).total).toBe(5);
+  });
+});
+
+describe('errorHistogram', () => {
+  it('counts errors per minute split retryable / terminal / unknown, empty minutes included', () => {
+    const h = errorHistogram(db, '', { since: T0 + 19 * MIN, until: T0 + 23 * MIN }, { now: T0 });
+    expect(h.bucketMs).toBe(60_000);
+    expect(h.buckets).toEqual([
+      { start: T0 + 19 * MIN, retryable: 1, terminal: 0, unknown: 0 },
+      { start: T0 + 20 * MIN, retryable: 15, terminal: 0, unknown: 0 },
+      { start: T0 + 21 * MIN, retryable: 15, terminal: 0, unknown: 0 },
+      { start: T0 + 22 * MIN, retryable: 15, terminal: 0, unknown: 0 },
+    ]);
+    const storm = errorHistogram(db, 'skill:lead.submit', { since: T0, until: T0 + 2 * MIN });
+    expect(storm.buckets.map((b) => b.terminal)).toEqual([16, 16]);
+  });
+});
+
+describe('getError and getTrace', () => {
+  it('shows one error with code info, same-trace and same-fingerprint rows', () => {
+    const [second] = searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 }).rows;
+    const d = getError(db, second!.error_id)!;
+    expect(d.error.error_id).toBe(second!.error_id);
+    expect(d.codeInfo?.code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(d.codeInfo?.retryable).toBe(false);
+    expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3, 4]);
+    expect(d.sameTrace).toEqual([]);
+  });
+
+  it('relates the DMC-12 row and the A2A row through their shared trace id', () => {
+    const d = getError(db, 'err_dmc12stray000000000000000000001')!;
+    expect(d.sameTrace.map((r) => r.error_id)).toEqual(['err_a2astray00000000000000000000002']);
+    expect(d.codeInfo?.clientAction).toMatch(/another VIN/i);
+  });
+
+  it('is undefined for an unknown id', () => {
+    expect(getError(db, 'err_nope')).toBeUndefined();
+  });
+
+  it('finds every row of a W3C trace id or a DMC-12 upstream trace id, oldest first', () => {
+    expect(getTrace(db, '00000000000000000000000000004001').map((r) => r.error_id)).toEqual([
+      'err_dmc12stray000000000000000000001',
+      'err_a2astray00000000000000000000002',
+    ]);
+    expect(getTrace(db, 'trc_0123456789abcdef01234567').map((r) => r.code)).toEqual(['RESERVATION_CONFLICT']);
+    expect(getTrace(db, 'trc_unknown')).toEqual([]);
+  });
+});
+
+describe('nextErrors', () => {
+  it('returns rows that land after the cursor once, including late commits within the lookback', () => {
+    const writable = new Database(store.path);
+    try {
+      const start = T0 + 50 * MIN;
+      let { rows, cursor } = nextErrors(db, '', tailCursor(start), { now: start });
+      expect(rows).toEqual([]);
+      const a = event({ occurred_at: start + 1000, code: 'INTERNAL_ERROR' });
+      insertEvents(writable, [a]);
+      ({ rows, cursor } = nextErrors(db, '', cursor, { now: start + 2000 }));
+      expect(rows.map((r) => r.error_id)).toEqual([a.error_id]);
+      const late = event({ occurred_at: start + 500, code: 'RATE_LIMITED' }); // committed later, older time
+      const future = event({ occurred_at: start + 60_000, code: 'INTERNAL_ERROR' }); // writer clock ahead
+      insertEvents(writable, [late, future]);
+      ({ rows, cursor } = nextErrors(db, '', cursor, { now: start + 3000 }));
+      expect(rows.map((r) => r.error_id)).toEqual([late.error_id, future.error_id]);
+      ({ rows, cursor } = nextErrors(db, '', cursor, { now: start + 4000 }));
+      expect(rows).toEqual([]);
+      ({ rows } = nextErrors(db, 'code:INTERNAL_ERROR', cursor, { now: start + 5000 }));
+      expect(rows).toEqual([]);
+      writable.prepare('DELETE FROM error_events WHERE error_id = ?').run(future.error_id);
+      writable.prepare('DELETE FROM error_events WHERE error_id IN (?, ?)').run(a.error_id, late.error_id);
+    } finally {
+      writable.close();
+    }
+  });
+});
+
+describe('computeStats and listGaps', () => {
+  it('counts by code, skill, protocol, retryable and flag, with traffic rates', () => {
+    const s = computeStats(db, null, HOUR, { now: T0 });
+    expect(s.errors).toBe(SEED_COUNTS.total);
+    expect(s.byCode.map((r) => [r.key, r.protocol, r.count])).toEqual([
+      ['SCHEMA_VALIDATION_FAILED', 'aap', 80],
+      ['RATE_LIMITED', 'aap', 72],
+      ['-32601', 'jsonrpc', 1],
+      ['EXTENSION_SUPPORT_REQUIRED', 'aap', 1],
+      ['RESERVATION_CONFLICT', 'dmc12', 1],
+    ].map(([k, p, n]) => [k, k === 'EXTENSION_SUPPORT_REQUIRED' ? 'a2a' : p, n]));
+    expect(s.byRetryable).toEqual({ true: 72, false: 82, unknown: 1 });
+    expect(s.byFlag).toEqual({ retried_non_retryable: 60, no_backoff: 96, ignored_retry_after: 36 });
+    expect(s.bySkill.map((r) => [r.key, r.count])).toEqual([
+      ['lead.submit', 80],
+      ['inventory.search', 72],
+      ['(none)', 1],
+      ['create_reservation', 1],
+      ["lead.submit' OR '1'='1", 1],
+    ]);
+    expect(s.traffic).toEqual({ requests: 3170, errors: 272, retries: 246, errorRate: 272 / 3170, retryRatio: 246 / 3170 });
+  });
+
+  it('lists gap records overlapping the window', () => {
+    const writable = new Database(store.path);
+    writable.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)').run('dealer-test', T0 + MIN, T0 + 2 * MIN, 17, 'queue-full');
+    writable.close();
+    expect(listGaps(db, HOUR).map((g) => [g.dropped, g.reason])).toEqual([[17, 'queue-full']]);
+    expect(listGaps(db, { since: T0 + 3 * MIN, until: T0 + 4 * MIN })).toEqual([]);
+  });
+});
+
+describe('findStorms', () => {
+  it('finds the two hand-worked episodes and not the healthy client', () => {
+    const storms = findStorms(db, HOUR);
+    expect(storms.map((s) => [s.client, (s.start - T0) / MIN, (s.end - T0) / MIN])).toEqual([
+      [RATE_CLIENT, 20, 23],
+      [STORM_CLIENT, 0, 5],
+    ]);
+    const [rate, bad] = storms as [(typeof storms)[0], (typeof storms)[0]];
+    expect([bad.requests, bad.errors, bad.retries, bad.retryRatio, bad.peakPerMinute]).toEqual([80, 80, 60, 0.75, 16]);
+    expect(bad.flags).toEqual({ retried_non_retryable: 60, ignored_retry_after: 0, no_backoff: 60 });
+    expect(bad.codes.map((c) => [c.code, c.count, c.retryable, c.maxAttempt])).toEqual([['SCHEMA_VALIDATION_FAILED', 80, false, 4]]);
+    expect(bad.skills).toEqual(['lead.submit']);
+    expect(bad.samples).toHaveLength(5);
+    expect(bad.samples[0]!.attempt).toBe(2); // flagged retries first, oldest first
+    expect(bad.samples.every((s) => s.trace_id !== null)).toBe(true);
+    expect(bad.overBudget).toBe(true);
+    expect([rate.requests, rate.errors, rate.retries, rate.overAttemptCap]).toEqual([90, 42, 36, 12]);
+    expect(rate.flags).toEqual({ retried_non_retryable: 0, ignored_retry_after: 36, no_backoff: 36 });
+    expect(rate.codes[0]!.retryAfterMs).toEqual({ min: 30_000, max: 30_000 });
+    expect(rate.id).toBe(stormId(RATE_CLIENT, T0 + 20 * MIN));
+    expect(rate.id).toMatch(/^storm-20261130T1020Z-[0-9a-f]{8}$/);
+  });
+
+  it('finds an episode again by its id, whatever window listed it', () => {
+    const id = stormId(STORM_CLIENT, T0);
+    const s = findStormById(db, id)!;
+    expect([s.id, s.client, s.requests]).toEqual([id, STORM_CLIENT, 80]);
+    expect(findStormById(db, 'storm-20261130T0900Z-00000000')).toBeUndefined();
+    expect(findStormById(db, 'not-a-storm')).toBeUndefined();
+  });
+});
+
+describe('draftIncident', () => {
+  it('drafts a storm with every section DESIGN §7 asks for', () => {
+    const d = draftIncident(db, { kind: 'storm', id: stormId(STORM_CLIENT, T0) }, { now: T0 + 3_600_000 })!;
+    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 12)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
+    const sections = d.text.split('\n').filter((l) => /^[A-Z]/.test(l));
+    expect(sections).toEqual([
+      `Subject: ${d.subject}`,
+      'Summary',
+      'Impact',
+      'Timeline (UTC)',
+      'Errors by code',
+      'Evidence (error_id + trace_id)',
+      'What the client did, and what the spec says it should do',
+      'Requested action',
+      'Next update',
+    ]);
+    expect(d.text).toContain('  Window (UTC): 2026-11-30 10:00:00Z to 2026-11-30 10:05:00Z');
+    expect(d.text).toContain('  Requests:     80');
+    expect(d.text).toContain('  Retry ratio:  75.0 %');
+    expect(d.text).toContain('    Did:    60 of 80 were retries, up to attempt 4; 60 retried an answer marked retryable=false; 60 came without exponential backoff.');
+    expect(d.text).toMatch(/Should: .*(do not retry|Do not retry the same request as it is)/);
+    expect(d.text).toContain('  1. Stop retrying answers marked retryable=false (SCHEMA_VALIDATION_FAILED)');
+    expect(d.text).toContain('  By 2026-11-30 12:00 UTC');
+    for (const s of d.facts.summary.samples) expect(d.text).toContain(`${s.error_id}  trace_id=${s.trace_id}`);
+    expect(d.markdown).toContain('## Evidence');
+    expect(d.markdown).toContain('| `SCHEMA_VALIDATION_FAILED` | aap | false | 80 | 60 | 4 |');
+  });
+
+  it('drafts from a query and from error ids, and returns undefined when nothing matches', () => {
+    const q = draftIncident(db, { kind: 'query', query: 'code:RATE_LIMITED client:' + RATE_CLIENT, window: HOUR }, { now: T0 })!;
+    expect(q.facts.errors).toBe(42);
+    expect(q.facts.requests).toBe(90);
+    expect(q.text).toContain('36 came before retry_after_ms had elapsed (the server asked for 30000 ms)');
+    const ids = draftIncident(db, { kind: 'errors', ids: ['err_dmc12stray000000000000000000001'] }, { now: T0 })!;
+    expect(ids.facts.summary.samples.map((s) => s.upstream_trace_id)).toEqual(['trc_0123456789abcdef01234567']);
+    expect(ids.subject).toContain('1 error RESERVATION_CONFLICT on create_reservation');
+    expect(draftIncident(db, { kind: 'errors', ids: ['err_nope'] })).toBeUndefined();
+    expect(draftIncident(db, { kind: 'query', query: 'code:NOPE', window: HOUR })).toBeUndefined();
+  });
+
+  it('builds an .eml that parses back to the same headers and body', async () => {
+    const d = draftIncident(db, { kind: 'storm', id: stormId(RATE_CLIENT, T0 + 20 * MIN) }, { now: T0 })!;
+    const date = new Date(T0 + 3_600_000);
+    const raw = await buildIncidentEml(d, { from: 'Dealer On-call <oncall@dealer.example.com>', to: ['partner@example.com', 'ops@example.com'], date, messageId: '<storm-1@dealer.example.com>' });
+    const mail = await simpleParser(raw);
+    expect(mail.subject).toBe(d.subject);
+    expect(mail.from?.value).toEqual([{ address: 'oncall@dealer.example.com', name: 'Dealer On-call' }]);
+    expect((Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a!.value.map((v) => v.address))).toEqual(['partner@example.com', 'ops@example.com']);
+    expect(mail.date?.getTime()).toBe(date.getTime());
+    expect(mail.messageId).toBe('<storm-1@dealer.example.com>');
+    expect(mail.headers.get('mime-version')).toBe('1.0');
+    expect(mail.text?.trimEnd()).toBe(d.text.slice(d.text.indexOf('\n\n') + 2).trimEnd());
+  });
+});
+
+describe('codeInfoFor', () => {
+  it('reads each family’s own table and does not give a DMC-12 -32001 an A2A meaning', async () => {
+    const { codeInfoFor } = await import('../../src/triage/index.js');
+    expect(codeInfoFor('dmc12', 'RESERVATION_CONFLICT')?.retryable).toBe(false);
+    expect(codeInfoFor('aap', 'RATE_LIMITED')?.retryable).toBe(true);
+    expect(codeInfoFor('jsonrpc', '-32601')?.jsonrpcCode).toBe(-32601);
+    expect(codeInfoFor('a2a', '-32008')?.code).toBe('EXTENSION_SUPPORT_REQUIRED');
+    expect(codeInfoFor('dmc12', '-32001')).toBeUndefined();
+    expect(codeInfoFor('aap', 'NOT_A_CODE')).toBeUndefined();
+  });
+});
