@@ -1,0 +1,610 @@
+import { Box, useApp, useStdout } from 'ink';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { HelpLine } from './components/HelpLine.js';
+import { PromptBar } from './components/PromptBar.js';
+import { StatusBar } from './components/StatusBar.js';
+import { TABS, TitleBar } from './components/TitleBar.js';
+import { useKeys } from './hooks/use-keys.js';
+import { useRefresh } from './hooks/use-refresh.js';
+import { useSyncState } from './hooks/use-sync-state.js';
+import { useTerminalSize } from './hooks/use-terminal-size.js';
+import { keyToCommand } from './keys.js';
+import { runCommandLine } from './commands.js';
+import type { TuiSource } from './source.js';
+import type { DraftDoc, DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, StormView, WindowSpec } from './types.js';
+import { clipboardEscape } from './utils/clipboard.js';
+import { writeDraft } from './utils/write-draft.js';
+import { visibleSlice } from './utils/layout.js';
+import { DetailView, detailLines } from './views/DetailView.js';
+import { DraftView, draftLines } from './views/DraftView.js';
+import { ErrorsView, errorsLayout } from './views/ErrorsView.js';
+import { HelpView } from './views/HelpView.js';
+import { StormsView, stormsLayout } from './views/StormsView.js';
+
+/** Names of the views. */
+export type ViewName = 'errors' | 'detail' | 'storms' | 'draft' | 'help';
+
+/** Props of `App`. */
+export interface AppProps {
+  readonly source: TuiSource;
+  /** Database path as shown in the status line. */
+  readonly dbLabel: string;
+  /** @default { since: '1h' } */
+  readonly window?: WindowSpec;
+  /** Initial filter. @default '' */
+  readonly query?: string;
+  /** View shown first. @default 'errors' */
+  readonly view?: 'errors' | 'storms';
+  /** Live refresh period in milliseconds; 0 turns it off. @default 2000 */
+  readonly refreshMs?: number;
+  /** Folder `w` writes drafts to. @default process.cwd() */
+  readonly draftDir?: string;
+  /** Fixed terminal size (tests, benchmarks); otherwise the real size, following resizes. */
+  readonly size?: { readonly columns?: number; readonly rows?: number };
+  /** The real terminal stream, when ink renders to a view of it that hides its height (render.tsx). */
+  readonly terminal?: NodeJS.WriteStream;
+  /** Clock, epoch milliseconds. @default Date.now */
+  readonly clock?: () => number;
+}
+
+interface StackEntry {
+  readonly view: ViewName;
+  /** Filter and window to restore when this entry is left with Esc (storm drill-down). */
+  readonly restore?: { readonly query: string; readonly window: WindowSpec; readonly scope: string | null };
+}
+
+type Message = { text: string; kind: 'ok' | 'problem' | 'info' } | null;
+
+const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
+const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
+/** Rows e/E scan for the next retryable=false error. */
+const TERMINAL_SCAN = 500;
+
+/**
+ * The terminal UI: one screen with the Errors, Detail, Storms, Draft and Help views, a status
+ * line and a key-hint line (issue 6). Owns navigation state; reads data through `source` only.
+ * The frame is at most `rows - 1` lines so ink never switches to its clear-the-screen path and the
+ * scrollback survives.
+ */
+export function App(props: AppProps) {
+  const { source, dbLabel, refreshMs = 2000, draftDir = process.cwd(), clock = Date.now } = props;
+  const app = useApp();
+  const { stdout } = useStdout();
+  const { columns, rows } = useTerminalSize(props.size, props.terminal);
+  // Live refresh backs off on a big window: never spend more than a tenth of the time querying
+  // (a 7-day count and histogram on a 10-million-row store takes seconds; the keys must stay live).
+  const queryCost = useRef(0);
+  const refresh = useRefresh(refreshMs > 0 ? Math.max(refreshMs, Math.ceil(queryCost.current * 10)) : 0, clock);
+
+  const [stack, setStack] = useState<StackEntry[]>([{ view: props.view ?? 'errors' }]);
+  const [mode, setMode, modeRef] = useSyncState<'normal' | 'filter' | 'command'>('normal');
+  const [input, setInput, inputRef] = useSyncState('');
+  const [inputError, setInputError] = useState<string | null>(null);
+  const [query, setQuery] = useState(props.query ?? '');
+  const [windowSpec, setWindowSpec] = useState<WindowSpec>(props.window ?? { since: '1h' });
+  const [scope, setScope] = useState<string | null>(null);
+  const [errCursor, setErrCursor] = useState(0);
+  const [errTop, setErrTop] = useState(0);
+  const [stormCursor, setStormCursor] = useState(0);
+  const [detailId, setDetailId] = useState<string | null>(null);
+  const [detailScroll, setDetailScroll] = useState(0);
+  const [draftTarget, setDraftTarget] = useState<{ target: DraftTarget; title: string } | null>(null);
+  const [draftFormat, setDraftFormat] = useState<DraftFormat>('text');
+  const [draftScroll, setDraftScroll] = useState(0);
+  const [draftNonce, setDraftNonce] = useState(0);
+  const [stormNonce, setStormNonce] = useState(0);
+  const [written, setWritten] = useState<string | null>(null);
+  const [marks, setMarks] = useState<ReadonlySet<string>>(new Set());
+  const [message, setMessage] = useState<Message>(null);
+
+  const view = stack[stack.length - 1]?.view ?? 'errors';
+  // Never as tall as the terminal: ink clears the whole screen (scrollback too) when it is.
+  const frameHeight = Math.max(6, rows - 1);
+  const bodyHeight = frameHeight - 3;
+  const width = Math.max(20, columns);
+
+  // ---- data (recomputed on refresh ticks; identical output means ink writes nothing) ----
+  const resolved = useMemo(() => {
+    try {
+      return source.resolveWindow(windowSpec, query, refresh.at);
+    } catch {
+      return source.resolveWindow(windowSpec, '', refresh.at);
+    }
+  }, [source, windowSpec, query, refresh.at]);
+
+  const lastPage = useRef<ErrorPage>(EMPTY_PAGE);
+  const errLayout = errorsLayout(bodyHeight);
+  const { page, histogram, queryError } = useMemo(() => {
+    if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
+    try {
+      const started = performance.now();
+      const p = source.search(query, resolved, errLayout.rows, errTop);
+      const h = errLayout.chart > 0 ? source.histogram(query, resolved) : [];
+      queryCost.current = performance.now() - started;
+      lastPage.current = p;
+      return { page: p, histogram: h, queryError: null };
+    } catch (err) {
+      return { page: lastPage.current, histogram: [], queryError: (err as Error).message };
+    }
+    // refresh.tick re-reads the store.
+  }, [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, refresh.tick]);
+
+  const storms = useMemo<StormView[]>(() => {
+    if (view !== 'storms') return [];
+    try {
+      return source.storms(resolved);
+    } catch {
+      return [];
+    }
+    // Storm detection over a long window is the slowest query there is (seconds for 24 h on a
+    // 10-million-row store): re-run every 15th refresh (30 s), on `r`, or when the window moves.
+  }, [source, view, windowSpec, stormNonce, Math.floor(refresh.tick / 15)]);
+
+  const detail = useMemo<ErrorDetailView | null>(
+    () => (view === 'detail' && detailId ? source.detail(detailId) : null),
+    [source, view, detailId],
+  );
+
+  // Drafts are re-read on `r` (draftNonce), not on every refresh tick: the text would jump.
+  const draftDoc = useMemo(() => {
+    if (view !== 'draft' || !draftTarget) return { doc: null, problem: null };
+    try {
+      const doc = source.draft(draftTarget.target, resolved, refresh.at);
+      return { doc, problem: doc ? null : 'the draft selects no errors (pruned, or outside the window?)' };
+    } catch (err) {
+      return { doc: null, problem: `could not draft: ${(err as Error).message}` };
+    }
+  }, [source, view, draftTarget, draftNonce]); // resolved/refresh.at are read at draft time on purpose
+  const [eml, setEml] = useState<{ doc: DraftDoc; text: string } | null>(null);
+  useEffect(() => {
+    const doc = draftDoc.doc;
+    if (draftFormat !== 'eml' || !doc || eml?.doc === doc) return;
+    let live = true;
+    source.eml(doc, clock()).then(
+      (text) => live && setEml({ doc, text }),
+      (err: Error) => live && setEml({ doc, text: `could not build the .eml: ${err.message}` }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [source, draftFormat, draftDoc.doc, eml, clock]);
+  const draftText =
+    draftDoc.problem ??
+    (!draftDoc.doc
+      ? ''
+      : draftFormat === 'text'
+        ? draftDoc.doc.text
+        : draftFormat === 'md'
+          ? draftDoc.doc.markdown
+          : eml?.doc === draftDoc.doc
+            ? eml.text
+            : 'building the .eml…');
+
+  const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
+
+  // Keep the selected error under the cursor when a refresh brings newer rows in on top (the
+  // list shifts down): unless the cursor is on the first row, which follows the newest, as
+  // `tail -f` does. A move by the operator (cursor changed) is left alone.
+  const follow = useRef<{ id: string | undefined; cursor: number; page: ErrorPage }>({ id: undefined, cursor: 0, page: EMPTY_PAGE });
+  useEffect(() => {
+    const f = follow.current;
+    const here = page.rows[errCursor - page.offset]?.error_id;
+    if (view === 'errors' && page !== f.page && errCursor === f.cursor && errCursor > 0 && f.id && here !== f.id) {
+      const j = page.rows.findIndex((r) => r.error_id === f.id);
+      if (j >= 0) {
+        const delta = page.offset + j - errCursor;
+        setErrCursor(errCursor + delta);
+        setErrTop((t) => t + delta);
+      }
+    }
+    follow.current = { id: here ?? f.id, cursor: errCursor, page };
+  }, [page, errCursor, view]);
+
+  // ---- helpers ----
+  const total = page.total;
+  const clampErr = (c: number) => Math.max(0, Math.min(c, Math.max(0, total - 1)));
+  const moveErr = (c: number) => {
+    const next = clampErr(c);
+    const slice = visibleSlice(total, next, errLayout.rows, errTop);
+    setErrCursor(next);
+    setErrTop(slice.top);
+  };
+  const stormsRows = stormsLayout(bodyHeight).rows;
+  const stormSlice = visibleSlice(storms.length, Math.min(stormCursor, Math.max(0, storms.length - 1)), stormsRows, 0);
+  const selectedRow = page.rows[errCursor - page.offset];
+  const selectedStorm = storms[stormCursor];
+  const push = (entry: StackEntry) => setStack((s) => [...s, entry]);
+  const goTo = (v: ViewName) => {
+    setStack([{ view: v }]);
+    setScope(null);
+  };
+  const say = (text: string, kind: 'ok' | 'problem' | 'info' = 'info') => setMessage({ text, kind });
+  const copy = (label: string, value: string | null | undefined) => {
+    if (!value) return say(`no ${label} to copy`, 'problem');
+    stdout.write(clipboardEscape(value));
+    say(`copied ${label} ${value}`, 'ok');
+  };
+  const applyFilter = (q: string) => {
+    setQuery(q);
+    setErrCursor(0);
+    setErrTop(0);
+  };
+  const startDraft = (target: DraftTarget, title: string) => {
+    setDraftTarget({ target, title });
+    setDraftScroll(0);
+    setWritten(null);
+    push({ view: 'draft' });
+  };
+  const write = (path?: string) => {
+    const doc = draftDoc.doc;
+    if (!draftTarget || !doc) return say('nothing to write: draft something first (d)', 'problem');
+    const format = draftFormat;
+    const stem = draftTarget.title;
+    const text = format === 'text' ? Promise.resolve(doc.text) : format === 'md' ? Promise.resolve(doc.markdown) : source.eml(doc, clock());
+    text
+      .then((t) => {
+        const file = writeDraft(t, format, { dir: draftDir, path, stem, now: clock() });
+        setWritten(file);
+        say(`wrote ${file}`, 'ok');
+      })
+      .catch((err: Error) => say(`could not write: ${err.message}`, 'problem'));
+  };
+  const findTerminal = (dir: 1 | -1) => {
+    const from = dir === 1 ? errCursor + 1 : Math.max(0, errCursor - TERMINAL_SCAN);
+    const count = dir === 1 ? TERMINAL_SCAN : errCursor - from;
+    if (count <= 0) return say('no earlier retryable=false error', 'info');
+    const chunk = source.search(query, resolved, count, from);
+    const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
+    const idx = list.findIndex((r) => r.retryable === false);
+    if (idx < 0) return say(`no retryable=false error in the ${dir === 1 ? 'next' : 'previous'} ${count} rows`, 'info');
+    moveErr(dir === 1 ? from + idx : errCursor - 1 - idx);
+  };
+
+  /** Applies the filter or runs the `:` command typed into the prompt. */
+  const submit = (which: 'filter' | 'command', text: string) => {
+    if (which === 'filter') {
+      const problem = source.checkQuery(text);
+      if (problem) {
+        setInput(text);
+        return setInputError(problem);
+      }
+      applyFilter(text.trim());
+      setMode('normal');
+      setInputError(null);
+      if (view !== 'errors') goTo('errors');
+      return;
+    }
+    const result = runCommandLine(text, source);
+    if (result.kind === 'error') {
+      setInput(text);
+      return setInputError(result.message);
+    }
+    setMode('normal');
+    setInputError(null);
+    switch (result.kind) {
+      case 'view':
+        if (result.view === 'draft' && !draftTarget) say('nothing drafted yet: d on a storm or on marked errors', 'info');
+        goTo(result.view);
+        break;
+      case 'window':
+        setWindowSpec(result.window);
+        setErrCursor(0);
+        setErrTop(0);
+        setStormCursor(0);
+        say(`window since ${result.window.since}${result.window.until ? ` until ${result.window.until}` : ''}`);
+        break;
+      case 'until':
+        setWindowSpec((w) => (result.until ? { since: w.since, until: result.until } : { since: w.since }));
+        say(result.until ? `window until ${result.until}` : 'window until now');
+        break;
+      case 'format':
+        setDraftFormat(result.format);
+        break;
+      case 'write':
+        write(result.path);
+        break;
+      case 'quit':
+        app.exit();
+        break;
+    }
+  };
+
+  // ---- keys ----
+  useKeys((ch, key) => {
+    const mode = modeRef.current;
+    if (mode !== 'normal') {
+      if (key.escape) {
+        setMode('normal');
+        setInputError(null);
+        return;
+      }
+      if (key.return) return submit(mode, inputRef.current);
+      if (key.backspace || key.delete) return setInput((s) => [...s].slice(0, -1).join(''));
+      if (key.ctrl && ch === 'u') return setInput('');
+      if (ch && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) setInput((s) => s + ch);
+      return;
+    }
+
+    const cmd = keyToCommand(ch, key);
+    if (cmd === null) return;
+    if (view === 'help') {
+      setStack((s) => (s.length > 1 ? s.slice(0, -1) : [{ view: 'errors' }]));
+      if (cmd !== 'quit') return;
+    }
+    setMessage(null);
+    const page1 = Math.max(1, errLayout.rows - 1);
+    switch (cmd) {
+      case 'quit':
+        app.exit();
+        return;
+      case 'help':
+        push({ view: 'help' });
+        return;
+      case 'filter':
+        setMode('filter');
+        setInput(query);
+        setInputError(null);
+        if (view !== 'errors') goTo('errors');
+        return;
+      case 'command':
+        setMode('command');
+        setInput('');
+        setInputError(null);
+        return;
+      case 'nextView': {
+        const base = view === 'detail' ? 'errors' : view;
+        const i = TABS.indexOf(base as (typeof TABS)[number]);
+        goTo(TABS[(i + 1) % TABS.length] ?? 'errors');
+        return;
+      }
+      case 'refresh':
+        refresh.now();
+        setDraftNonce((n) => n + 1);
+        setStormNonce((n) => n + 1);
+        say('refreshed');
+        return;
+      case 'back': {
+        const top = stack[stack.length - 1];
+        if (stack.length > 1) {
+          if (top?.restore) {
+            setQuery(top.restore.query);
+            setWindowSpec(top.restore.window);
+            setScope(top.restore.scope);
+            setErrCursor(0);
+            setErrTop(0);
+          }
+          setStack((s) => s.slice(0, -1));
+        } else if (view !== 'errors') goTo('errors');
+        else if (marks.size > 0) {
+          setMarks(new Set());
+          say('marks cleared');
+        } else if (query) applyFilter('');
+        return;
+      }
+      case 'draft':
+        if (view === 'storms' && selectedStorm) {
+          startDraft({ kind: 'storm', id: selectedStorm.id }, `storm ${selectedStorm.id}`);
+        } else if (view === 'detail' && detailId) {
+          startDraft({ kind: 'errors', ids: [detailId] }, `error ${detailId}`);
+        } else if (marks.size > 0) {
+          startDraft({ kind: 'errors', ids: [...marks] }, `${marks.size} marked error${marks.size === 1 ? '' : 's'}`);
+        } else if (view === 'errors' && total > 0) {
+          startDraft({ kind: 'query', query }, query ? `query ${query}` : 'all errors in the window');
+        } else say('nothing to draft: select a storm or mark errors (space)', 'problem');
+        return;
+      case 'write':
+        if (view === 'draft') write();
+        else say('w writes the draft: press d first', 'info');
+        return;
+      case 'format':
+        if (view === 'draft') {
+          setDraftFormat((f) => FORMATS[(FORMATS.indexOf(f) + 1) % FORMATS.length] ?? 'text');
+          setDraftScroll(0);
+        }
+        return;
+      default:
+        break;
+    }
+
+    if (view === 'errors') {
+      switch (cmd) {
+        case 'down':
+          return moveErr(errCursor + 1);
+        case 'up':
+          return moveErr(errCursor - 1);
+        case 'first':
+          return moveErr(0);
+        case 'last':
+          return moveErr(total - 1);
+        case 'pageDown':
+          return moveErr(errCursor + page1);
+        case 'pageUp':
+          return moveErr(errCursor - page1);
+        case 'mark':
+          if (!selectedRow) return;
+          setMarks((m) => {
+            const next = new Set(m);
+            if (next.has(selectedRow.error_id)) next.delete(selectedRow.error_id);
+            else next.add(selectedRow.error_id);
+            return next;
+          });
+          return moveErr(errCursor + 1);
+        case 'open':
+          if (!selectedRow) return;
+          setDetailId(selectedRow.error_id);
+          setDetailScroll(0);
+          push({ view: 'detail' });
+          return;
+        case 'nextTerminal':
+          return findTerminal(1);
+        case 'prevTerminal':
+          return findTerminal(-1);
+        case 'copyErrorId':
+          return copy('error_id', selectedRow?.error_id);
+        case 'copyTraceId':
+          return copy('trace_id', selectedRow?.trace_id);
+        default:
+          return;
+      }
+    }
+    if (view === 'storms') {
+      const last = Math.max(0, storms.length - 1);
+      const move = (c: number) => setStormCursor(Math.max(0, Math.min(last, c)));
+      switch (cmd) {
+        case 'down':
+          return move(stormCursor + 1);
+        case 'up':
+          return move(stormCursor - 1);
+        case 'first':
+          return move(0);
+        case 'last':
+          return move(last);
+        case 'pageDown':
+          return move(stormCursor + stormsRows - 1);
+        case 'pageUp':
+          return move(stormCursor - stormsRows + 1);
+        case 'open': {
+          if (!selectedStorm) return;
+          const s = source.stormScope(selectedStorm);
+          setStack((st) => [...st, { view: 'errors', restore: { query, window: windowSpec, scope } }]);
+          setQuery(s.query);
+          setWindowSpec(s.window);
+          setScope(s.label);
+          setErrCursor(0);
+          setErrTop(0);
+          return;
+        }
+        default:
+          return;
+      }
+    }
+    if (view === 'detail' || view === 'draft') {
+      const lines = view === 'detail' ? (detail ? detailLines(detail, width).length : 0) : draftLines(draftText, width).length + (written ? 2 : 1);
+      const maxScroll = Math.max(0, lines - bodyHeight);
+      const scroll = view === 'detail' ? detailScroll : draftScroll;
+      const set = (n: number) => (view === 'detail' ? setDetailScroll : setDraftScroll)(Math.max(0, Math.min(maxScroll, n)));
+      switch (cmd) {
+        case 'down':
+          return set(scroll + 1);
+        case 'up':
+          return set(scroll - 1);
+        case 'first':
+          return set(0);
+        case 'last':
+          return set(maxScroll);
+        case 'pageDown':
+          return set(scroll + bodyHeight - 1);
+        case 'pageUp':
+          return set(scroll - bodyHeight + 1);
+        case 'copyErrorId':
+          return view === 'detail' ? copy('error_id', detail?.row.error_id) : undefined;
+        case 'copyTraceId':
+          return view === 'detail' ? copy('trace_id', detail?.row.trace_id) : undefined;
+        default:
+          return;
+      }
+    }
+  }, () => modeRef.current !== 'normal');
+
+  // ---- frame ----
+  const windowLabel = `since ${windowSpec.since}${windowSpec.until ? ` until ${windowSpec.until}` : ''}`;
+  let body;
+  switch (view) {
+    case 'errors':
+      body = (
+        <ErrorsView
+          page={page}
+          cursor={errCursor}
+          marks={marks}
+          histogram={histogram}
+          query={query}
+          filterInput={mode === 'filter' ? input : null}
+          queryError={mode === 'filter' ? inputError : queryError}
+          scope={scope}
+          showDate={resolved.until - resolved.since > 86_400_000}
+          width={width}
+          height={bodyHeight}
+        />
+      );
+      break;
+    case 'detail':
+      body = <DetailView detail={detail} scroll={detailScroll} width={width} height={bodyHeight} />;
+      break;
+    case 'storms':
+      body = <StormsView storms={storms} cursor={stormCursor} top={stormSlice.top} width={width} height={bodyHeight} />;
+      break;
+    case 'draft':
+      body = (
+        <DraftView
+          title={draftTarget?.title ?? null}
+          text={draftText}
+          format={draftFormat}
+          scroll={draftScroll}
+          written={written}
+          width={width}
+          height={bodyHeight}
+        />
+      );
+      break;
+    default:
+      body = <HelpView width={width} height={bodyHeight} />;
+  }
+  return (
+    <Box flexDirection="column" width={width} height={frameHeight} overflow="hidden">
+      <TitleBar view={view} width={width} />
+      <Box flexDirection="column" height={bodyHeight} overflow="hidden">
+        {body}
+      </Box>
+      <StatusBar db={dbLabel} window={windowLabel} lastRefresh={refresh.at} gaps={gaps} message={message} width={width} />
+      {mode === 'command' ? (
+        <PromptBar prefix=":" value={input} editing width={width} error={inputError} />
+      ) : (
+        <HelpLine hints={HINTS[view]} width={width} />
+      )}
+    </Box>
+  );
+}
+
+const HINTS: Record<ViewName, readonly (readonly [string, string])[]> = {
+  errors: [
+    ['?', 'help'],
+    ['/', 'filter'],
+    ['Enter', 'detail'],
+    ['space', 'mark'],
+    ['d', 'draft'],
+    ['e/E', 'next/prev terminal'],
+    ['Tab', 'storms'],
+    [':', 'command'],
+    ['y/Y', 'copy id'],
+    ['q', 'quit'],
+  ],
+  detail: [
+    ['Esc', 'back'],
+    ['y', 'copy error_id'],
+    ['Y', 'copy trace_id'],
+    ['d', 'draft'],
+    ['j/k', 'scroll'],
+    ['q', 'quit'],
+  ],
+  storms: [
+    ['Enter', 'its errors'],
+    ['d', 'draft'],
+    ['j/k', 'move'],
+    ['Tab', 'draft view'],
+    [':since', '24h'],
+    ['?', 'help'],
+    ['q', 'quit'],
+  ],
+  draft: [
+    ['w', 'write file'],
+    ['f', 'format'],
+    ['j/k', 'scroll'],
+    ['Esc', 'back'],
+    ['?', 'help'],
+    ['q', 'quit'],
+  ],
+  help: [
+    ['any key', 'close'],
+    ['q', 'quit'],
+  ],
+};

@@ -1,0 +1,96 @@
+import { type Key, useInput } from 'ink';
+import { useCallback, useEffect, useRef } from 'react';
+
+const PLAIN: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/** Milliseconds to wait for a commit before handing over the next key of a chunk (keys that change nothing cause none). */
+const NO_COMMIT_MS = 200;
+
+const isPrintable = ([input, key]: [string, Key]): boolean =>
+  input.length > 0 && !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.escape;
+
+/** The keys of a multi-character chunk, each as ink would have reported it alone. */
+export function splitChunk(input: string): [string, Key][] {
+  return Array.from(input, (c): [string, Key] => {
+    if (c === '\r' || c === '\n') return ['', { ...PLAIN, return: true }];
+    if (c === '\t') return ['', { ...PLAIN, tab: true }];
+    if (c === '\u007f' || c === '\b') return ['', { ...PLAIN, backspace: true }];
+    return [c, { ...PLAIN, shift: /[A-Z]/.test(c) }];
+  });
+}
+
+/**
+ * `useInput` with a handler that always sees the state left by the previous key.
+ *
+ * - ink re-subscribes its input listener in a passive effect, which React may run after the next
+ *   key has already arrived; a fast typist, a paste or `tmux send-keys` would then hit a handler
+ *   one keystroke stale. Here the listener is subscribed once and calls the handler of the last
+ *   render through a ref.
+ * - Keys that arrive in one read (`j` and Enter together) reach ink as one string. They are
+ *   split and handed over one at a time, each after the commit of the state the previous one
+ *   set (React renders ink's updates in a later task, not synchronously).
+ *
+ * - `isTyping()` true (a prompt is open): consecutive printable keys are handed over as one
+ *   string, so a pasted filter costs one render, not one per character.
+ *
+ * @example useKeys((input, key) => { if (input === 'q') exit(); }, () => modeRef.current !== 'normal');
+ */
+export function useKeys(handler: (input: string, key: Key) => void, isTyping: () => boolean = () => false): void {
+  const latest = useRef(handler);
+  latest.current = handler;
+  const isTypingRef = useRef(isTyping);
+  isTypingRef.current = isTyping;
+  const queue = useRef<[string, Key][]>([]);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  /** True from handing over a key until the next commit (or NO_COMMIT_MS): the handler may be stale. */
+  const waiting = useRef(false);
+  const drain = useCallback(() => {
+    clearTimeout(timer.current);
+    waiting.current = false;
+    const next = queue.current.shift();
+    if (!next) return;
+    // While a prompt is open, a run of printable keys is handed over as one piece of text.
+    if (isPrintable(next) && isTypingRef.current()) {
+      while (queue.current[0] && isPrintable(queue.current[0])) next[0] += queue.current.shift()?.[0] ?? '';
+    }
+    waiting.current = true;
+    latest.current(next[0], next[1]);
+    timer.current = setTimeout(drain, NO_COMMIT_MS);
+  }, []);
+  // After every commit the previous key's state is in place: hand over the next key.
+  useEffect(() => {
+    if (waiting.current) drain();
+  });
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const stable = useCallback(
+    (input: string, key: Key) => {
+      const chunk = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b');
+      const keys = chunk ? splitChunk(input) : [[input, key] as [string, Key]];
+      queue.current.push(...keys);
+      if (!waiting.current) drain();
+    },
+    [drain],
+  );
+  useInput(stable);
+}

@@ -1,0 +1,134 @@
+/**
+ * The terminal UI of aap-triage (issue 6): `runTui` for the CLI and the demo; the view models
+ * and the data-source interface for anyone embedding the views.
+ */
+// The reader and its error class, not the whole audit index (the writer, pseudonyms…): the
+// first frame waits for every module loaded here.
+import { statSync } from 'node:fs';
+import { AuditStoreError } from '../audit/errors.js';
+import { openAuditReader } from '../audit/reader.js';
+import type { QueryPseudonymizer } from '../triage/compile.js';
+import { parseTimeSpec } from '../triage/time.js';
+import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
+import { createTriageSource } from './triage-source.js';
+
+export { isCi, interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
+export type { TuiSource } from './source.js';
+export { createTriageSource, DEFAULT_MAIL } from './triage-source.js';
+export type * from './types.js';
+
+/**
+ * Path, relative to this module, of an optional single-file bundle of `render.js` with ink and
+ * React inside. Loading ink's few hundred modules one by one is most of the time to the first
+ * frame (measured: 510–780 ms for render.js, 140–350 ms for the bundle; docs/benchmarks.md).
+ * The build may produce it (`rolldown dist/tui/render.js --format esm --platform node -d
+ * dist/tui/bundle --external better-sqlite3`); without it the modules load as they are.
+ */
+export const RENDER_BUNDLE = './bundle/render.js';
+
+type RenderModule = typeof import('./render.js');
+
+/**
+ * The renderer: the bundle when the build made one at least as new as `render.js` (a bundle
+ * left over from an older build would run old code), else the plain modules.
+ */
+async function loadRenderer(): Promise<RenderModule> {
+  let fresh = false;
+  try {
+    fresh = statSync(new URL(RENDER_BUNDLE, import.meta.url)).mtimeMs >= statSync(new URL('./render.js', import.meta.url)).mtimeMs;
+  } catch {
+    fresh = false; // no bundle (or running from source)
+  }
+  return fresh ? ((await import(RENDER_BUNDLE)) as RenderModule) : import('./render.js');
+}
+
+/** Options of `runTui`. */
+export interface RunTuiOptions {
+  /** Audit database path (opened read-only). */
+  readonly dbPath: string;
+  /** Window start: a duration back from now (`15m`, `1h`, `7d`) or an RFC 3339 time. @default '1h' */
+  readonly since?: string;
+  /** Window end (RFC 3339 or duration back from now); absent = now, following the clock. */
+  readonly until?: string;
+  /** Initial filter in the query language of `aap-triage search`. @default '' */
+  readonly query?: string;
+  /** View shown first. @default 'errors' */
+  readonly view?: 'errors' | 'storms';
+  /** Live refresh period, milliseconds. @default 2000 */
+  readonly refreshMs?: number;
+  /** Folder `w` writes drafts to. @default process.cwd() */
+  readonly draftDir?: string;
+  /** Pseudonymiser of the current key, so raw `client:`/`subject:` values work in the filter. */
+  readonly pseudonymizer?: QueryPseudonymizer | null;
+  /** From / To of `.eml` drafts. @default DEFAULT_MAIL */
+  readonly mail?: { readonly from?: string; readonly to?: string | string[] };
+  /** @default process.stdin */
+  readonly stdin?: NodeJS.ReadStream;
+  /** @default process.stdout */
+  readonly stdout?: NodeJS.WriteStream;
+  /** Where the one-line refusals go (not a terminal, bad window, missing database). @default process.stderr */
+  readonly stderr?: { write(chunk: string): unknown };
+  /** @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs the terminal UI until the operator quits and resolves to the exit code:
+ * - 0 after `q` (or Ctrl+C);
+ * - 2 when stdin or stdout is not a terminal or `CI` is set (one line on stderr naming the
+ *   `--json` commands; ink is never loaded, so there is no raw-mode error), or for a bad `since`;
+ * - 3 when the database is missing or unreadable (the `AuditStoreError` line on stderr).
+ * Never throws for these; other errors propagate.
+ */
+export async function runTui(options: RunTuiOptions): Promise<number> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const env = options.env ?? process.env;
+  if (interactiveProblem(stdin, stdout, env) !== null) {
+    stderr.write(NOT_INTERACTIVE_MESSAGE + '\n');
+    return 2;
+  }
+  const since = options.since ?? '1h';
+  for (const [name, value] of [['--since', since], ['--until', options.until]] as const) {
+    if (value !== undefined && !parseTimeSpec(value)) {
+      stderr.write(`aap-triage: bad ${name} '${value}': expected a duration like 15m, 24h, 7d or an RFC 3339 time\n`);
+      return 2;
+    }
+  }
+  // React's development build (the default when NODE_ENV is unset) checks and times every
+  // element and roughly doubles the cost of a frame; an operator's terminal wants production.
+  // Only when unset, and before React is first loaded (it reads NODE_ENV once).
+  if (process.env['NODE_ENV'] === undefined) process.env['NODE_ENV'] = 'production';
+  // Start loading ink and React (most of the time to the first frame) while the store opens.
+  const loading = loadRenderer();
+  loading.catch(() => undefined);
+  let db;
+  try {
+    db = openAuditReader(options.dbPath);
+  } catch (err) {
+    if (err instanceof AuditStoreError) {
+      stderr.write(`aap-triage: ${err.message}\n`);
+      return 3;
+    }
+    throw err;
+  }
+  try {
+    const { renderApp } = await loading;
+    await renderApp(
+      {
+        source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail }),
+        dbLabel: options.dbPath,
+        window: options.until ? { since, until: options.until } : { since },
+        query: options.query ?? '',
+        view: options.view ?? 'errors',
+        refreshMs: options.refreshMs ?? 2000,
+        draftDir: options.draftDir ?? process.cwd(),
+      },
+      { stdin, stdout, stderr: process.stderr },
+    );
+    return 0;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Whether the terminal UI can run: it needs a terminal on both ends (raw-mode keys in, cursor
+ * control out), and refuses CI, where ink itself would only print a final frame (ink readme,
+ * "CI"). Decided before ink is loaded, so a non-terminal run never reaches `setRawMode`.
+ */
+
+/** The one line printed when the UI cannot run; names the `--json` twins of each view. */
+export const NOT_INTERACTIVE_MESSAGE =
+  'aap-triage: the terminal UI needs an interactive terminal (stdin and stdout a TTY, CI unset); ' +
+  'use the --json commands instead: aap-triage search --json, show <error_id> --json, storms --json, stats --json, draft --format md';
+
+/**
+ * True when `CI` or `CONTINUOUS_INTEGRATION` is set to anything but `0`/`false` — the same test
+ * as ink's `is-in-ci`, under which ink stops redrawing and ignores resizes.
+ */
+export function isCi(env: NodeJS.ProcessEnv): boolean {
+  return ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => k in env && env[k] !== '0' && env[k] !== 'false');
+}
+
+/** Why the UI cannot run here, or null when it can. */
+export function interactiveProblem(stdin: { isTTY?: boolean }, stdout: { isTTY?: boolean }, env: NodeJS.ProcessEnv): string | null {
+  if (!stdin.isTTY) return 'stdin is not a terminal';
+  if (!stdout.isTTY) return 'stdout is not a terminal';
+  if (isCi(env)) return 'CI is set';
+  return null;
+}

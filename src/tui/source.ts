@@ -1,0 +1,48 @@
+import type {
+  DraftDoc,
+  DraftTarget,
+  ErrorDetailView,
+  ErrorPage,
+  GapSummary,
+  HistogramBucket,
+  ResolvedWindow,
+  StormView,
+  WindowSpec,
+} from './types.js';
+
+/**
+ * Everything the terminal UI reads, as view models. The one implementation over the audit store
+ * (`createTriageSource` in `triage-source.ts`) calls `src/triage/` functions; views and the app
+ * never see SQL. All calls are synchronous (better-sqlite3 is) and may throw only
+ * `TuiQueryError` for bad operator input.
+ */
+export interface TuiSource {
+  /** One line naming the bad token of `query`, or null when it parses. */
+  checkQuery(query: string): string | null;
+  /**
+   * The window a view covers: `spec` resolved at `now` (epoch ms), narrowed by `since:`/`until:`
+   * terms in `query` the way the command line does.
+   */
+  resolveWindow(spec: WindowSpec, query: string, now: number): ResolvedWindow;
+  /** Newest first; `limit` rows from `offset`; `total` over all pages. */
+  search(query: string, window: ResolvedWindow, limit: number, offset: number): ErrorPage;
+  /** Per-minute buckets over the window, oldest first, every minute present (zeros included). */
+  histogram(query: string, window: ResolvedWindow): HistogramBucket[];
+  /** Null when the id is not in the store. */
+  detail(errorId: string): ErrorDetailView | null;
+  /** Episodes in the window, newest first, each with a per-minute series. */
+  storms(window: ResolvedWindow): StormView[];
+  /** The narrowing an episode's drill-down applies: a query and a window. */
+  stormScope(storm: StormView): { query: string; window: WindowSpec; label: string };
+  /** The incident draft (text and Markdown); null when the target selects no errors. */
+  draft(target: DraftTarget, window: ResolvedWindow, now: number): DraftDoc | null;
+  /** The draft as an RFC 5322 message (Date, Message-ID, From, To, Subject, text body). */
+  eml(doc: DraftDoc, now: number): Promise<string>;
+  /** Gap records (errors seen but not stored) in the store and overlapping the window. */
+  gaps(window: ResolvedWindow): GapSummary;
+}
+
+/** A problem with what the operator typed (bad query, bad duration); shown on one line. */
+export class TuiQueryError extends Error {
+  override readonly name = 'TuiQueryError';
+}

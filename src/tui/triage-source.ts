@@ -1,0 +1,149 @@
+import type { ErrorEvent } from '../protocol/error-event.js';
+import { ERROR_EVENT_COLUMNS } from '../audit/schema.js';
+import type { QueryPseudonymizer } from '../triage/compile.js';
+import { getError } from '../triage/detail.js';
+import { draftIncident, type DraftSource } from '../triage/draft.js';
+import { parseQuery, QuerySyntaxError } from '../triage/query.js';
+import { listGaps } from '../triage/stats.js';
+import type { Db } from '../triage/rows.js';
+import { errorHistogram, searchErrors } from '../triage/search.js';
+import { parseTimeSpec, resolveTimeSpec, type TimeWindow } from '../triage/time.js';
+import type { TuiSource } from './source.js';
+import { TuiQueryError } from './source.js';
+import type { ErrorDetailView, ErrorRowView, ResolvedWindow, WindowSpec } from './types.js';
+import { formatTime } from './utils/format.js';
+import { stormParts } from './triage-storms.js';
+
+/** Options of `createTriageSource`. */
+export interface TriageSourceOptions {
+  /** Pseudonymiser of the current key, so `client:<raw key>` works in the filter; null without a key. */
+  readonly pseudonymizer?: QueryPseudonymizer | null;
+  /** From address of `.eml` drafts. @default DEFAULT_MAIL.from */
+  readonly from?: string;
+  /** To address(es) of `.eml` drafts. @default DEFAULT_MAIL.to */
+  readonly to?: string | string[];
+}
+
+/** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
+export const DEFAULT_MAIL = { from: 'aap-triage <aap-triage@localhost>', to: 'partner-oncall@example.invalid' } as const;
+
+/** The Errors-table subset of an `ErrorEvent`. */
+export function toRowView(e: ErrorEvent): ErrorRowView {
+  return {
+    error_id: e.error_id,
+    occurred_at: e.occurred_at,
+    code: e.code,
+    retryable: e.retryable,
+    skill: e.skill,
+    protocol: e.protocol,
+    client: e.client,
+    attempt: e.attempt,
+    retry_flags: e.retry_flags,
+    trace_id: e.trace_id,
+  };
+}
+
+function display(name: string, value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (name === 'occurred_at' && typeof value === 'number') return `${formatTime(value)} UTC (${value})`;
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : JSON.stringify(value);
+  return String(value);
+}
+
+/** Turns a `QuerySyntaxError` into the one line the UI shows; rethrows anything else. */
+function asQueryError(err: unknown): never {
+  if (err instanceof QuerySyntaxError) throw new TuiQueryError(err.message);
+  throw err;
+}
+
+/**
+ * The terminal UI's data source over an open read-only audit database: every method calls a
+ * `src/triage/` function and converts its result to a view model. No SQL here.
+ */
+export function createTriageSource(db: Db, options: TriageSourceOptions = {}): TuiSource {
+  const pseudonymizer = options.pseudonymizer ?? null;
+  const mail = { from: options.from ?? DEFAULT_MAIL.from, to: options.to ?? DEFAULT_MAIL.to };
+  const storms = stormParts(db);
+  return {
+    checkQuery(query) {
+      try {
+        parseQuery(query);
+        return null;
+      } catch (err) {
+        if (err instanceof QuerySyntaxError) return err.message;
+        throw err;
+      }
+    },
+    resolveWindow(spec: WindowSpec, query: string, now: number): ResolvedWindow {
+      const since = parseTimeSpec(spec.since);
+      const until = spec.until ? parseTimeSpec(spec.until) : undefined;
+      if (!since) throw new TuiQueryError(`bad window start '${spec.since}': expected a duration like 1h or an RFC 3339 time`);
+      const base: TimeWindow = { since: resolveTimeSpec(since, now), until: until ? resolveTimeSpec(until, now) : now };
+      let q;
+      try {
+        q = parseQuery(query);
+      } catch {
+        return base;
+      }
+      return {
+        since: q.since ? resolveTimeSpec(q.since, now) : base.since,
+        until: q.until ? resolveTimeSpec(q.until, now) : base.until,
+      };
+    },
+    search(query, window, limit, offset) {
+      try {
+        const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer });
+        return { rows: r.rows.map(toRowView), total: r.total, offset: r.offset };
+      } catch (err) {
+        return asQueryError(err);
+      }
+    },
+    histogram(query, window) {
+      try {
+        return errorHistogram(db, query, window, { now: window.until, pseudonymizer }).buckets;
+      } catch (err) {
+        return asQueryError(err);
+      }
+    },
+    detail(errorId): ErrorDetailView | null {
+      const d = getError(db, errorId);
+      if (!d) return null;
+      const e = d.error as unknown as Record<string, unknown>;
+      return {
+        fields: ERROR_EVENT_COLUMNS.map((c) => [c, display(c, e[c])] as const),
+        row: toRowView(d.error),
+        meaning: d.codeInfo?.meaning ?? null,
+        clientAction: d.codeInfo?.clientAction ?? null,
+        specSection: d.codeInfo?.specSection ?? null,
+        sameTrace: d.sameTrace.map(toRowView),
+        sameFingerprint: d.sameFingerprint.map(toRowView),
+      };
+    },
+    gaps(window) {
+      const all = listGaps(db, { since: 0, until: Number.MAX_SAFE_INTEGER });
+      const inWindow = all.filter((g) => g.ended_at >= window.since && g.started_at < window.until);
+      return { records: all.length, dropped: all.reduce((a, g) => a + g.dropped, 0), inWindow: inWindow.length };
+    },
+    draft(target, window, now) {
+      const source: DraftSource =
+        target.kind === 'storm'
+          ? { kind: 'storm', id: target.id }
+          : target.kind === 'errors'
+            ? { kind: 'errors', ids: target.ids }
+            : { kind: 'query', query: target.query, window };
+      try {
+        const d = draftIncident(db, source, { now, pseudonymizer });
+        return d ? { subject: d.subject, text: d.text, markdown: d.markdown } : null;
+      } catch (err) {
+        return asQueryError(err);
+      }
+    },
+    async eml(doc, now) {
+      // Loaded on first use: nodemailer is not needed for the first frame.
+      const { buildIncidentEml } = await import('../triage/eml.js');
+      const bytes = await buildIncidentEml(doc, { from: mail.from, to: mail.to, date: new Date(now) });
+      return bytes.toString('utf8');
+    },
+    ...storms,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Formatting of values for display. UTC throughout: incident drafts and partner emails use UTC
+ * (DESIGN §7), so the screen does too and the status line says so.
+ */
+import type { ResolvedWindow } from '../types.js';
+
+const FLAG_ABBREV: Readonly<Record<string, string>> = {
+  retried_non_retryable: 'RNR',
+  ignored_retry_after: 'IRA',
+  no_backoff: 'NB',
+};
+
+/** `MM-DD HH:MM:SS` in UTC from epoch milliseconds. */
+export function formatTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(5, 10)} ${iso.slice(11, 19)}`;
+}
+
+/** `HH:MM:SS` in UTC from epoch milliseconds. */
+export function formatClock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
+
+/** Short form of retry flags (`RNR,IRA,NB`), legend in the help screen. */
+export function formatFlags(flags: readonly string[]): string {
+  return flags.map((f) => FLAG_ABBREV[f] ?? f).join(',');
+}
+
+/** Flag counts of a storm as `RNR×12 NB×3`. */
+export function formatFlagCounts(flags: Readonly<Record<string, number>>): string {
+  return Object.entries(flags)
+    .filter(([, n]) => n > 0)
+    .map(([f, n]) => `${FLAG_ABBREV[f] ?? f}×${n}`)
+    .join(' ');
+}
+
+/** The legend of the flag abbreviations, for the help screen. */
+export const FLAG_LEGEND: readonly (readonly [string, string])[] = Object.entries(FLAG_ABBREV).map(([f, a]) => [a, f] as const);
+
+/** First 8 characters of a pseudonym: enough to tell clients apart on screen. */
+export function shortPseudonym(p: string | null): string {
+  if (!p) return '—';
+  return p.length > 8 ? p.slice(0, 8) : p;
+}
+
+/** A ratio 0..1 as a percentage with one decimal. */
+export function formatRatio(r: number): string {
+  return `${(r * 100).toFixed(1)}%`;
+}
+
+/** Window as `since 1h (06-01 10:00:00 → 11:00:00 UTC)`. */
+export function formatWindow(label: string, w: ResolvedWindow): string {
+  return `${label} (${formatTime(w.since)} → ${formatClock(w.until)} UTC)`;
+}
+
+/** Duration in ms as `12m`, `3h05m`, `45s`. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  return `${h}h${String(m % 60).padStart(2, '0')}m`;
+}

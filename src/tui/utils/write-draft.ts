@@ -1,0 +1,38 @@
+import { writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { DraftFormat } from '../types.js';
+
+/** File extension per draft format. */
+export const DRAFT_EXTENSIONS: Readonly<Record<DraftFormat, string>> = { text: 'txt', md: 'md', eml: 'eml' };
+
+/** Options of `writeDraft`. */
+export interface WriteDraftOptions {
+  /** Folder for the default file name. */
+  readonly dir: string;
+  /** Explicit path (relative to `dir` unless absolute); otherwise a name is made up. */
+  readonly path?: string;
+  /** What the draft is about (`storm st_…`); slugged into the default name. */
+  readonly stem: string;
+  /** Epoch milliseconds, for the default name. */
+  readonly now: number;
+}
+
+/**
+ * Writes a draft and returns the absolute path. The default name is
+ * `incident-<stem>-<YYYYMMDDTHHMMSSZ>.<ext>`; an existing file is never overwritten (`wx`), so
+ * a second `w` in the same second fails with a clear message instead of losing a draft.
+ * Mode 0600: a draft is PII-free, but it is still an incident record.
+ * @throws Error from `fs` (EEXIST, EACCES, ENOENT) with its message.
+ */
+export function writeDraft(text: string, format: DraftFormat, opts: WriteDraftOptions): string {
+  const ext = DRAFT_EXTENSIONS[format];
+  const stamp = new Date(opts.now).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const slug = opts.stem.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'draft';
+  const file = opts.path
+    ? isAbsolute(opts.path)
+      ? opts.path
+      : resolve(opts.dir, opts.path)
+    : join(resolve(opts.dir), `incident-${slug}-${stamp}.${ext}`);
+  writeFileSync(file, text.endsWith('\n') ? text : text + '\n', { mode: 0o600, flag: opts.path ? 'w' : 'wx' });
+  return file;
+}

@@ -1,0 +1,190 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KEY, renderApp, seeded, settle, type Seeded } from './helpers/render.js';
+import { CLIENT_C } from './helpers/seed.js';
+
+let s: Seeded;
+beforeEach(() => {
+  s = seeded();
+});
+afterEach(() => s.cleanup());
+
+/** The table rows of a frame (lines starting with the cursor/mark gutter and a time). */
+const tableRows = (frame: string) => frame.split('\n').filter((l) => /^[› ][* ](\d\d-\d\d )?\d\d:\d\d:\d\d /.test(l));
+
+describe('Errors view', () => {
+  it('lists the newest errors first with every column and the row count', async () => {
+    const ui = renderApp(s, { columns: 140, rows: 30 });
+    await settle();
+    const f = ui.frame();
+    const rows = tableRows(f);
+    // 30 rows → a 29-line frame: title, status, hints (3) + filter, legend, 4 chart rows, header, footer (8) → 18 rows.
+    expect(rows).toHaveLength(18);
+    expect(rows[0]).toMatch(/^› 01:59:07 VEHICLE_NOT_FOUND +no +inventory\.vehicle +aap +cliAAAAA +1 +/);
+    expect(rows[0]).toContain(s.facts.newestId);
+    expect(rows[2]).toMatch(/01:50:42 RATE_LIMITED +yes +search_inventory +dmc12 +cliCCCCC +4 IRA,NB/);
+    expect(f).toContain('time');
+    for (const h of ['code', 'retry', 'skill', 'proto', 'client', 'att', 'flags', 'error_id']) expect(f).toContain(h);
+    expect(f).toContain(`rows 1–18 of ${s.facts.total}`);
+    ui.close();
+  });
+
+  it('filters with the query language and shows only matching rows', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press('/', 'code:RATE_LIMITED', KEY.enter);
+    const f = ui.frame();
+    expect(f).toContain('/ code:RATE_LIMITED');
+    expect(f).toContain(`rows 1–`);
+    expect(f).toContain(`of ${s.facts.byCode['RATE_LIMITED']}`);
+    const rows = tableRows(f);
+    expect(rows.length).toBeGreaterThan(5);
+    for (const r of rows) expect(r).toContain('RATE_LIMITED');
+    // Esc on the Errors view with a filter clears it.
+    await ui.press(KEY.escape);
+    await settle(80);
+    expect(ui.frame()).toContain(`of ${s.facts.total}`);
+    ui.close();
+  });
+
+  it('keeps the filter bar open and names the bad token for a bad query', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press('/', 'colour:red', KEY.enter);
+    const f = ui.frame();
+    expect(f).toContain("bad query token 'colour:red'");
+    expect(f).toContain(`of ${s.facts.total}`);
+    await ui.press(KEY.escape);
+    await settle(80);
+    expect(ui.frame()).not.toContain('bad query token');
+    ui.close();
+  });
+
+  it('moves with j/k, G/g and PgDn/PgUp and pages the footer', async () => {
+    const ui = renderApp(s, { rows: 24 });
+    await settle();
+    // 24 rows → a 23-line frame → 12 table rows.
+    expect(ui.frame()).toContain(`rows 1–12 of ${s.facts.total}`);
+    await ui.press('G');
+    expect(ui.frame()).toContain(`rows ${s.facts.total - 11}–${s.facts.total} of ${s.facts.total}`);
+    expect(tableRows(ui.frame()).at(-1)).toMatch(/^› /);
+    await ui.press('g');
+    expect(ui.frame()).toContain(`rows 1–12 of ${s.facts.total}`);
+    await ui.press('j', 'j', KEY.down);
+    expect(tableRows(ui.frame())[3]).toMatch(/^› /);
+    await ui.press('k');
+    expect(tableRows(ui.frame())[2]).toMatch(/^› /);
+    // PgDn moves the cursor (row 3) down 11 rows to row 14; the page scrolls to keep it last.
+    await ui.press(KEY.pageDown);
+    expect(ui.frame()).toContain(`rows 3–14 of ${s.facts.total}`);
+    await ui.press(KEY.pageUp);
+    expect(tableRows(ui.frame())[0]).toMatch(/^› /);
+    expect(ui.frame()).toContain(`rows 3–14 of ${s.facts.total}`);
+    ui.close();
+  });
+
+  it('jumps to the next and previous retryable=false error with e and E', async () => {
+    const ui = renderApp(s, { rows: 40 });
+    await settle();
+    // Row 0 and 1 are VEHICLE_NOT_FOUND (terminal), then 45 RATE_LIMITED (retryable), then client A's 20-min-ago error.
+    await ui.press('e');
+    expect(tableRows(ui.frame())[1]).toMatch(/^› .*VEHICLE_NOT_FOUND/);
+    await ui.press('e');
+    const f = ui.frame();
+    expect(f).toContain('rows');
+    const selected = tableRows(f).find((r) => r.startsWith('›')) ?? '';
+    expect(selected).toMatch(/no +/);
+    expect(selected).not.toContain('RATE_LIMITED');
+    expect(selected).toContain(s.facts.wideId.slice(-12));
+    // Back to row 2 (index 1): the page scrolls up so that it is the first visible row.
+    await ui.press('E');
+    expect(tableRows(ui.frame())[0]).toMatch(/^› .*VEHICLE_NOT_FOUND/);
+    expect(ui.frame()).toMatch(/rows 2–\d+ of /);
+    ui.close();
+  });
+
+  it('marks rows with space and drafts the marked errors with d', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press(' ', ' ');
+    const rows = tableRows(ui.frame());
+    expect(rows[0]).toMatch(/^ \*/);
+    expect(rows[1]).toMatch(/^ \*/);
+    expect(ui.frame()).toContain('2 marked');
+    await ui.press('d');
+    await settle(50);
+    const f = ui.frame();
+    expect(f).toContain('[draft]');
+    expect(f).toContain('draft: 2 marked errors');
+    expect(f).toContain('Subject:');
+    ui.close();
+  });
+
+  it('draws the per-minute histogram with terminal and retryable errors told apart', async () => {
+    const ui = renderApp(s, { rows: 30 });
+    await settle();
+    const f = ui.frame();
+    // Seeded: 6 + 100 terminal (VEHICLE_NOT_FOUND, SCHEMA_VALIDATION_FAILED), 45 retryable (RATE_LIMITED).
+    expect(f).toContain('█ terminal 106');
+    expect(f).toContain('░ retryable 45');
+    expect(f).toContain('peak 20');
+    ui.close();
+  });
+
+  it('narrows to a client with a pseudonym filter', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press('/', `client:${CLIENT_C}`, KEY.enter);
+    expect(ui.frame()).toContain('rows 1–');
+    expect(ui.frame()).toContain('of 45');
+    ui.close();
+  });
+
+  it('refreshes live: a row written while the view is open appears, selected when the cursor is on row 1', async () => {
+    const ui = renderApp(s, { refreshMs: 200 });
+    await settle();
+    expect(ui.frame()).toContain(`of ${s.facts.total}`);
+    const w = new Database(s.path);
+    w.prepare(
+      `INSERT INTO error_events (error_id, occurred_at, service, protocol, rpc_method, skill, code, retryable, client, attempt)
+       VALUES ('err_ffffffffffffffffffffffffffffffff', ?, 'dealer-aap', 'aap', 'SendMessage', 'lead.submit', 'IDEMPOTENCY_CONFLICT', 0, NULL, 1)`,
+    ).run(s.now - 1000);
+    w.close();
+    for (let t = 0; t < 3000 && !ui.frame().includes(`of ${s.facts.total + 1}`); t += 50) await settle(50);
+    expect(ui.frame()).toContain(`of ${s.facts.total + 1}`);
+    expect(ui.frame()).toMatch(/^› 02:00:29 IDEMPOTENCY_CONFLICT +no +lead\.submit/m);
+    ui.close();
+  });
+
+  it('shows the date in the time column only for windows longer than a day', async () => {
+    const ui = renderApp(s);
+    await settle();
+    expect(tableRows(ui.frame())[0]).toMatch(/^› 01:59:07 /);
+    await ui.press(':', 'since 2d', KEY.enter);
+    expect(ui.frame()).toContain('since 2d');
+    expect(tableRows(ui.frame())[0]).toMatch(/^› 11-30 01:59:07 /);
+    ui.close();
+  });
+
+  it('keeps the selected error under the cursor when newer rows arrive above it', async () => {
+    const ui = renderApp(s, { refreshMs: 200 });
+    await settle();
+    await ui.press('j', 'j', 'j');
+    const before = tableRows(ui.frame()).find((r) => r.startsWith('›')) ?? '';
+    expect(before).toContain('RATE_LIMITED');
+    const w = new Database(s.path);
+    const insert = w.prepare(
+      `INSERT INTO error_events (error_id, occurred_at, service, protocol, rpc_method, skill, code, retryable, attempt)
+       VALUES (?, ?, 'dealer-aap', 'aap', 'SendMessage', 'lead.submit', 'IDEMPOTENCY_CONFLICT', 0, 1)`,
+    );
+    insert.run('err_fffffffffffffffffffffffffffffff1', s.now - 2000);
+    insert.run('err_fffffffffffffffffffffffffffffff2', s.now - 1000);
+    w.close();
+    for (let t = 0; t < 3000 && !ui.frame().includes(`of ${s.facts.total + 2}`); t += 50) await settle(50);
+    await settle(100);
+    expect(ui.frame()).toContain(`of ${s.facts.total + 2}`);
+    expect(tableRows(ui.frame()).find((r) => r.startsWith('›'))).toBe(before);
+    expect(ui.frame()).toContain(`rows 3–`);
+    ui.close();
+  });
+});
