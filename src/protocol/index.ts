@@ -7,6 +7,7 @@ export { RETRY_FLAGS } from './error-event.js';
 export type { A2AErrorInfo, AapCodeInfo, CallOutcome, CodeInfo, Dmc12CodeInfo, ParsedError, WireForm } from './types.js';
 export * from './codes/index.js';
 export { ERROR_ID_PATTERN, mintErrorId } from './error-id.js';
+export { AAP_SKILLS, DMC12_TOOLS, KNOWN_SKILLS, SKILL_OTHER, allowListedSkill, type AapSkill, type Dmc12Tool } from './skills.js';
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_DEPTH,

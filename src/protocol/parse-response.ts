@@ -30,8 +30,10 @@ export type CallFamily = 'aap' | 'dmc12';
 /** Options of `parseResponse`. */
 export interface ParseResponseOptions extends BodyLimits {
   /**
-   * The protocol family of the request, if known. Disambiguates bare numeric codes: a DMC-12
-   * `-32001` is an auth failure (HTTP 401), an A2A `-32001` is TASK_NOT_FOUND.
+   * The protocol family of the request, if known. Disambiguates bare numeric codes: on a DMC-12
+   * call a server-defined code (-32000…-32099) is DMC-12's own, so `-32001` comes back as
+   * `{ protocol: 'dmc12', code: '-32001' }` (the auth failure, HTTP 401; see
+   * `DMC12_JSONRPC_ERRORS`), while an A2A `-32001` is TASK_NOT_FOUND.
    */
   family?: CallFamily;
 }
@@ -144,8 +146,13 @@ export function parseErrorMember(error: unknown, family?: CallFamily): ParsedErr
 
 function plain(jsonrpcCode: number | null, family?: CallFamily): ParsedError {
   if (jsonrpcCode === null) return base('jsonrpc', 'jsonrpc', MALFORMED_ERROR_MEMBER, null);
-  // -32001…-32009 are A2A's; on a DMC-12 call -32001 is the auth failure (HTTP 401).
-  if (family !== 'dmc12') {
+  if (family === 'dmc12') {
+    // Server-defined codes (-32000…-32099) on a DMC-12 call are DMC-12's own: -32001 is its auth
+    // failure with HTTP 401 (dmc12-errors.txt "Auth failures are different"), not A2A's
+    // TaskNotFound. Protocol dmc12 with the numeric code lets lookupCode('dmc12', code) find it.
+    if (jsonrpcCode <= -32000 && jsonrpcCode >= -32099) return base('dmc12', 'jsonrpc', String(jsonrpcCode), jsonrpcCode);
+  } else {
+    // -32001…-32009 are A2A's.
     const a2a = jsonrpcCode <= -32001 && jsonrpcCode >= -32009 ? lookupCode('a2a', jsonrpcCode) : undefined;
     if (a2a) return base('a2a', 'a2a', a2a.code, jsonrpcCode);
   }

@@ -2,15 +2,24 @@ import { describe, expect, it } from 'vitest';
 import {
   A2A_ERRORS,
   AAP_CODES,
+  DMC12_AUTH_FAILURE,
   DMC12_CODES,
+  DMC12_JSONRPC_ERRORS,
   JSONRPC_ERRORS,
   TASK_FAILED_INFO,
   dmc12CodeForLegacyError,
+  isDmc12Code,
   lookupCode,
 } from '../../src/protocol/index.js';
-import { HAVE_REFERENCE, readReference } from './reference.js';
+import { HAVE_REFERENCE, HAVE_SPEC, readReference, readSpec } from './reference.js';
 
-const ALL = [...Object.values(AAP_CODES), ...Object.values(A2A_ERRORS), ...Object.values(JSONRPC_ERRORS), ...Object.values(DMC12_CODES)];
+const ALL = [
+  ...Object.values(AAP_CODES),
+  ...Object.values(A2A_ERRORS),
+  ...Object.values(JSONRPC_ERRORS),
+  ...Object.values(DMC12_CODES),
+  ...Object.values(DMC12_JSONRPC_ERRORS),
+];
 
 describe('code tables', () => {
   it('hold 12 AAP codes plus the legacy AUTH_REQUIRED, 9 A2A errors, 5 JSON-RPC errors and 21 DMC-12 codes', () => {
@@ -22,7 +31,7 @@ describe('code tables', () => {
   });
 
   it('give every entry a meaning, a one-line client action and a spec section, keyed by its own code', () => {
-    for (const table of [AAP_CODES, A2A_ERRORS, JSONRPC_ERRORS, DMC12_CODES]) {
+    for (const table of [AAP_CODES, A2A_ERRORS, JSONRPC_ERRORS, DMC12_CODES, DMC12_JSONRPC_ERRORS]) {
       for (const [key, info] of Object.entries(table)) {
         expect(info.code).toBe(key);
         expect(info.meaning.length).toBeGreaterThan(5);
@@ -97,6 +106,47 @@ describe('lookupCode', () => {
       expect(lookupCode(p, 'toString')).toBeUndefined();
       expect(lookupCode(p, 'constructor')).toBeUndefined();
     }
+  });
+});
+
+describe('the DMC-12 auth failure (JSON-RPC -32001, HTTP 401)', () => {
+  it('is found by lookupCode under dmc12 with the code as string or number', () => {
+    expect(lookupCode('dmc12', '-32001')).toBe(DMC12_AUTH_FAILURE);
+    expect(lookupCode('dmc12', -32001)).toBe(DMC12_AUTH_FAILURE);
+    expect(DMC12_JSONRPC_ERRORS['-32001']).toBe(DMC12_AUTH_FAILURE);
+    // The same number means something else in A2A, and nothing in plain JSON-RPC.
+    expect(lookupCode('a2a', -32001)?.code).toBe('TASK_NOT_FOUND');
+    expect(lookupCode('jsonrpc', -32001)).toBeUndefined();
+    expect(lookupCode('dmc12', -32002)).toBeUndefined();
+  });
+
+  it('means a bad, expired or wrong-audience bearer token: not retryable, refresh or fix the token', () => {
+    expect(DMC12_AUTH_FAILURE).toEqual({
+      code: '-32001',
+      protocol: 'dmc12',
+      meaning: 'Bad, expired or wrong-audience bearer token (DMC-12 auth failure, HTTP 401); not the data.error envelope.',
+      jsonrpcCode: -32001,
+      retryable: false,
+      clientAction: 'Refresh or fix the bearer token; do not retry as is.',
+      specSection: 'spec/dmc12-errors.txt "Auth failures are different"',
+    });
+    expect(Object.isFrozen(DMC12_AUTH_FAILURE)).toBe(true);
+  });
+
+  it('is not one of the 21 error_codes and maps no legacy string', () => {
+    expect(Object.keys(DMC12_CODES)).toHaveLength(21);
+    expect(isDmc12Code('-32001')).toBe(false);
+    expect(dmc12CodeForLegacyError('-32001')).toBeUndefined();
+  });
+
+  it.skipIf(!HAVE_SPEC)('cites a section of spec/dmc12-errors.txt that says -32001 with HTTP 401', () => {
+    const spec = readSpec('dmc12-errors.txt');
+    const at = spec.indexOf('Auth failures are different');
+    expect(at).toBeGreaterThanOrEqual(0);
+    const section = spec.slice(at, spec.indexOf('\n', at));
+    expect(section).toContain('bad/expired/wrong-audience bearer token');
+    expect(section).toContain('-32001');
+    expect(section).toContain('HTTP 401');
   });
 });
 

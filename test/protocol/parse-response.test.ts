@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   type CallOutcome,
+  DMC12_AUTH_FAILURE,
   DMC12_UNMAPPED_LEGACY,
   type ParsedError,
   isParseFailure,
+  lookupCode,
   parseErrorMember,
   parseResponse,
   parseSseResponse,
@@ -144,13 +146,34 @@ describe('plain JSON-RPC and A2A errors', () => {
     });
   });
 
-  it('reads a bare -32001 as A2A TASK_NOT_FOUND, but on a DMC-12 call as the JSON-RPC auth failure', () => {
+  it('reads a bare -32001 as A2A TASK_NOT_FOUND, but on a DMC-12 call as the DMC-12 auth failure', () => {
     expect(err(envelope({ code: -32001, message: 'x' }))).toMatchObject({ protocol: 'a2a', code: 'TASK_NOT_FOUND' });
-    expect(err(envelope({ code: -32001, message: 'Unauthorized' }), { family: 'dmc12' })).toMatchObject({
-      protocol: 'jsonrpc',
+    const auth = err(envelope({ code: -32001, message: 'Unauthorized' }), { family: 'dmc12' });
+    // dmc12-errors.txt: "returns JSON-RPC error -32001 with HTTP 401 — not the data.error envelope";
+    // the wire carries no retryable, so the parser leaves it null (the code table says false).
+    expect(auth).toEqual({
+      protocol: 'dmc12',
+      form: 'jsonrpc',
       code: '-32001',
       jsonrpcCode: -32001,
+      retryable: null,
+      errorId: null,
+      retryAfterMs: null,
+      violations: [],
+      upstreamTraceId: null,
     });
+    expect(lookupCode(auth.protocol, auth.code)).toBe(DMC12_AUTH_FAILURE);
+  });
+
+  it('gives other server-defined codes on a DMC-12 call to DMC-12, and leaves standard codes to JSON-RPC', () => {
+    const serverError = err(envelope({ code: -32000, message: 'x' }), { family: 'dmc12' });
+    expect(serverError).toMatchObject({ protocol: 'dmc12', form: 'jsonrpc', code: '-32000', jsonrpcCode: -32000 });
+    expect(lookupCode(serverError.protocol, serverError.code)).toBeUndefined();
+    const internal = err(envelope({ code: -32603, message: 'x' }), { family: 'dmc12' });
+    expect(internal).toMatchObject({ protocol: 'jsonrpc', code: '-32603' });
+    expect(lookupCode(internal.protocol, internal.code)?.retryable).toBe(true);
+    // Outside the server-defined range nothing changes for a DMC-12 call.
+    expect(err(envelope({ code: -32100, message: 'x' }), { family: 'dmc12' })).toMatchObject({ protocol: 'jsonrpc', code: '-32100' });
   });
 
   it('reads the ErrorInfo reason of an A2A error, and copes with a malformed error member', () => {

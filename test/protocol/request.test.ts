@@ -94,7 +94,7 @@ describe('matchBatch', () => {
     const res = [errorResponse('g', { code: -32001, message: 'Task not found' }), errorResponse('d', { code: -32001, message: 'Unauthorized' })];
     const m = match(req, res);
     expect(m.calls.map((c) => [c.request.id, c.outcome?.error?.protocol, c.outcome?.error?.code])).toEqual([
-      ['d', 'jsonrpc', '-32001'],
+      ['d', 'dmc12', '-32001'],
       ['g', 'a2a', 'TASK_NOT_FOUND'],
     ]);
   });

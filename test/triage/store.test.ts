@@ -277,7 +277,9 @@ describe('codeInfoFor', () => {
     expect(codeInfoFor('aap', 'RATE_LIMITED')?.retryable).toBe(true);
     expect(codeInfoFor('jsonrpc', '-32601')?.jsonrpcCode).toBe(-32601);
     expect(codeInfoFor('a2a', '-32008')?.code).toBe('EXTENSION_SUPPORT_REQUIRED');
-    expect(codeInfoFor('dmc12', '-32001')).toBeUndefined();
+    // DMC-12's -32001 is its auth failure (HTTP 401), not A2A's TaskNotFound.
+    expect(codeInfoFor('dmc12', '-32001')).toMatchObject({ protocol: 'dmc12', retryable: false });
+    expect(codeInfoFor('dmc12', '-32001')?.code).not.toBe('TASK_NOT_FOUND');
     expect(codeInfoFor('aap', 'NOT_A_CODE')).toBeUndefined();
   });
 });

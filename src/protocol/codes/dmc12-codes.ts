@@ -1,4 +1,4 @@
-import type { Dmc12CodeInfo } from '../types.js';
+import type { CodeInfo, Dmc12CodeInfo } from '../types.js';
 
 /** The 21 DMC-12 `error_code`s (spec/dmc12-errors.txt "The full code set (21)"). */
 export type Dmc12Code =
@@ -150,6 +150,30 @@ export const DMC12_CODES: Readonly<Record<Dmc12Code, Dmc12CodeInfo>> = Object.fr
     BRANCH,
   ),
 } satisfies Record<Dmc12Code, Dmc12CodeInfo>);
+
+/** JSON-RPC error codes DMC-12 defines for itself (outside the `data.error` envelope), as strings. */
+export type Dmc12JsonRpcCode = '-32001';
+
+/**
+ * DMC-12's own JSON-RPC errors, keyed by the code as a string (`'-32001'`). They come back as a
+ * JSON-RPC `error` member, not inside a result, so `parseResponse` reports them with protocol
+ * `dmc12` and the JSON-RPC code as the code (`lookupCode('dmc12', '-32001')` finds this entry).
+ * The auth failure carries no `retryable`; it is not transient, so the entry says false.
+ */
+export const DMC12_JSONRPC_ERRORS: Readonly<Record<Dmc12JsonRpcCode, CodeInfo>> = Object.freeze({
+  '-32001': Object.freeze({
+    code: '-32001',
+    protocol: 'dmc12',
+    meaning: 'Bad, expired or wrong-audience bearer token (DMC-12 auth failure, HTTP 401); not the data.error envelope.',
+    jsonrpcCode: -32001,
+    retryable: false,
+    clientAction: 'Refresh or fix the bearer token; do not retry as is.',
+    specSection: 'spec/dmc12-errors.txt "Auth failures are different"',
+  }),
+} satisfies Record<Dmc12JsonRpcCode, CodeInfo>);
+
+/** The DMC-12 auth failure entry (JSON-RPC -32001 with HTTP 401); same object as `DMC12_JSONRPC_ERRORS['-32001']`. */
+export const DMC12_AUTH_FAILURE: CodeInfo = DMC12_JSONRPC_ERRORS['-32001'];
 
 /** Type guard: `code` is one of the 21 DMC-12 codes. */
 export function isDmc12Code(code: unknown): code is Dmc12Code {

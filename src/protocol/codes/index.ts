@@ -2,7 +2,7 @@ import type { ErrorProtocol } from '../error-event.js';
 import type { CodeInfo } from '../types.js';
 import { A2A_ERRORS, TASK_FAILED_INFO } from './a2a-codes.js';
 import { AAP_CODES } from './aap-codes.js';
-import { DMC12_CODES } from './dmc12-codes.js';
+import { DMC12_CODES, DMC12_JSONRPC_ERRORS } from './dmc12-codes.js';
 import { JSONRPC_ERRORS } from './jsonrpc-codes.js';
 
 export * from './aap-codes.js';
@@ -21,7 +21,9 @@ const A2A_BY_NUMBER: ReadonlyMap<number, CodeInfo> = new Map(
  * - `a2a`: the ErrorInfo reason (`EXTENSION_SUPPORT_REQUIRED`), the JSON-RPC code as number or
  *   string (`-32008`), or `TASK_FAILED` (a failed task hidden in a success).
  * - `jsonrpc`: the JSON-RPC code as number or string (`-32700`, `'-32700'`).
- * - `dmc12`: the `error_code` (`RESERVATION_CONFLICT`); see `dmc12CodeForLegacyError` for legacy strings.
+ * - `dmc12`: the `error_code` (`RESERVATION_CONFLICT`; see `dmc12CodeForLegacyError` for legacy
+ *   strings), or DMC-12's own JSON-RPC code as number or string (`-32001`, the auth failure), which
+ *   is what `parseResponse` reports as the code of a DMC-12 call's -32001.
  *
  * Never throws. Own-property lookups only, so `'__proto__'` or `'toString'` give undefined.
  */
@@ -32,7 +34,8 @@ export function lookupCode(protocol: ErrorProtocol, code: string | number): Code
     case 'aap':
       return Object.hasOwn(AAP_CODES, key) ? AAP_CODES[key as keyof typeof AAP_CODES] : undefined;
     case 'dmc12':
-      return Object.hasOwn(DMC12_CODES, key) ? DMC12_CODES[key as keyof typeof DMC12_CODES] : undefined;
+      if (Object.hasOwn(DMC12_CODES, key)) return DMC12_CODES[key as keyof typeof DMC12_CODES];
+      return Object.hasOwn(DMC12_JSONRPC_ERRORS, key) ? DMC12_JSONRPC_ERRORS[key as keyof typeof DMC12_JSONRPC_ERRORS] : undefined;
     case 'jsonrpc':
       return Object.hasOwn(JSONRPC_ERRORS, key) ? JSONRPC_ERRORS[key as keyof typeof JSONRPC_ERRORS] : undefined;
     case 'a2a': {

@@ -1,0 +1,59 @@
+/**
+ * The skill and tool names aap-triage knows, as data: the one list both sides allow-list
+ * `aap.skill` against (DESIGN §4: metric attributes must stay low-cardinality, and a skill or tool
+ * name comes from the request, so any other name is reported as `_OTHER`).
+ */
+
+/**
+ * The five AAP skills (DESIGN §1). A call names one in `params.message.parts[0].data.type` as
+ * `"<skill>.request"`; `classifyCall` reports it without the suffix.
+ */
+export const AAP_SKILLS = [
+  'dealer.information',
+  'inventory.facets',
+  'inventory.search',
+  'inventory.vehicle',
+  'lead.submit',
+] as const;
+
+/** One of the five AAP skills. */
+export type AapSkill = (typeof AAP_SKILLS)[number];
+
+/**
+ * DMC-12 tools, named by `params.name` of `tools/call`. DMC-12 publishes no tool list, so this is
+ * gathered from its documents and from what DMC-12 dealers serve: `search_inventory`,
+ * `create_reservation`, `initiate_deal_handoff` (DESIGN §1, spec/dmc12-errors.txt "The envelope"),
+ * `request_quote` (reference/dmc12-error-examples.json), `get_vehicle` and `release_reservation`
+ * (the demo DMC-12 dealer), and `create_quote`, which the instrumentation's earlier default list
+ * names (kept so that switching to this list reports no name differently).
+ */
+export const DMC12_TOOLS = [
+  'search_inventory',
+  'get_vehicle',
+  'request_quote',
+  'create_quote',
+  'create_reservation',
+  'release_reservation',
+  'initiate_deal_handoff',
+] as const;
+
+/** One of the known DMC-12 tools. */
+export type Dmc12Tool = (typeof DMC12_TOOLS)[number];
+
+/**
+ * The default allow-list of `aap.skill` values: the AAP skills, then the DMC-12 tools. The
+ * instrumentation's and the client's `knownSkills` options default to it.
+ */
+export const KNOWN_SKILLS: readonly string[] = Object.freeze([...AAP_SKILLS, ...DMC12_TOOLS]);
+
+/** `aap.skill` value for a skill or tool outside the allow-list (same value as `rpc.method`'s). */
+export const SKILL_OTHER = '_OTHER' as const;
+
+/**
+ * The skill or tool name to report: `skill` itself when `known` holds it, `SKILL_OTHER` when it
+ * does not, null when there is none. Exact, case-sensitive match; never throws.
+ */
+export function allowListedSkill(skill: string | null | undefined, known: ReadonlySet<string>): string | null {
+  if (skill === null || skill === undefined) return null;
+  return known.has(skill) ? skill : SKILL_OTHER;
+}
