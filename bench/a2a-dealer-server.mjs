@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// The dealer the instrumentation-overhead benchmark loads (bench/a2a-dealer.bench.mjs starts it;
+// run by hand: `npm run build && node bench/a2a-dealer-server.mjs otel|triage`).
+// An @a2a-js/sdk 1.3 AAP dealer (Express, jsonRpcHandler) serving inventory.search, with:
+//   otel:   the OpenTelemetry Node SDK and its HTTP instrumentation only (spans batched into a
+//           discarding exporter, so export cost is the same zero in both modes);
+//   triage: the same plus createTriage() mounted before the handler, auditing to a real SQLite
+//           file (worker thread) and logging its error lines to /dev/null (pino's asynchronous destination, as pino recommends for throughput).
+// A request whose skill data has `failInHandler: '<AAP code>'` throws AapError from the request
+// handler (the all-error load). Prints `PORT <n>` when listening.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+const mode = process.argv[2] ?? 'otel';
+const discard = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
+const sdk = new NodeSDK({ spanProcessors: [new BatchSpanProcessor(discard)], instrumentations: [new HttpInstrumentation()] });
+sdk.start();
+
+// Loaded after the SDK so the HTTP instrumentation sees them, as in a real server.
+const { default: express } = await import('express');
+const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import('@a2a-js/sdk/server');
+const { UserBuilder, jsonRpcHandler } = await import('@a2a-js/sdk/server/express');
+const protocol = await import('../dist/protocol/index.js');
+const AapError = protocol.AapError ?? (await import('../dist/protocol/aap-error.js')).AapError;
+
+export const EXTENSION_URI = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
+
+const skillData = (parts) => {
+  const c = parts?.[0]?.content;
+  return c?.$case === 'data' && c.value && typeof c.value === 'object' ? c.value : {};
+};
+
+const VEHICLES = Array.from({ length: 5 }, (_, i) => ({
+  vin: `1HGCM82633A00${String(i).padStart(4, '0')}`,
+  year: 2020 + i,
+  make: 'Honda',
+  model: 'Accord',
+  trim: 'EX-L',
+  price: 24000 + i * 1000,
+  status: 'available',
+}));
+
+class Executor {
+  async execute(ctx, bus) {
+    bus.publish(
+      AgentEvent.message({
+        messageId: randomUUID(),
+        contextId: ctx.contextId,
+        taskId: '',
+        role: 2,
+        parts: [{ content: { $case: 'data', value: { type: 'inventory.search.response', vehicles: VEHICLES } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      }),
+    );
+    bus.finished();
+  }
+  async cancelTask() {}
+}
+
+class Handler extends DefaultRequestHandler {
+  async sendMessage(params, context) {
+    const data = skillData(params.message?.parts);
+    if (typeof data.failInHandler === 'string') throw new AapError(data.failInHandler, 'No vehicle matches the supplied identifiers.');
+    return super.sendMessage(params, context);
+  }
+}
+
+const app = express();
+const port = Number(process.env.PORT ?? 0);
+const server = app.listen(port, '127.0.0.1', () => console.log(`PORT ${server.address().port}`));
+const url = `http://127.0.0.1:${server.address()?.port ?? port}/a2a/jsonrpc`;
+const card = {
+  name: 'Bench Dealer',
+  description: 'bench',
+  supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+  provider: undefined,
+  version: '1.0.0',
+  capabilities: { streaming: false, pushNotifications: false, extensions: [{ uri: EXTENSION_URI, description: 'AAP', required: true, params: undefined }] },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['application/json'],
+  defaultOutputModes: ['application/json'],
+  skills: [],
+  signatures: [],
+};
+const requestHandler = new Handler(card, new InMemoryTaskStore(), new Executor());
+let triage = null;
+if (mode === 'triage') {
+  const { createTriage } = await import('../dist/instrument/index.js');
+  const { pino } = await import('pino');
+  const dir = mkdtempSync(join(tmpdir(), 'aap-bench-'));
+  // BENCH_AUDIT=off measures the instrumentation without the audit writer (diagnosis only).
+  const auditDb = process.env.BENCH_AUDIT === 'off' ? false : join(dir, 'audit.db');
+  triage = createTriage({ serviceName: 'bench-dealer', auditDb, logger: pino(pino.destination({ dest: '/dev/null', sync: false })) });
+  app.use(triage.middleware());
+}
+app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+
+// The bench asks for the server's own CPU time around each trial: CPU µs per request is less
+// sensitive than req/s to other load on the machine.
+process.on('SIGUSR2', () => {
+  const u = process.cpuUsage();
+  console.log(`CPU ${u.user + u.system}`);
+});
+
+process.on('SIGTERM', async () => {
+  server.close();
+  await triage?.shutdown();
+  await sdk.shutdown();
+  process.exit(0);
+});

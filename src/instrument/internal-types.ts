@@ -1,0 +1,56 @@
+/**
+ * Internal shapes shared by the observer, sinks and adapters. Never exported from index.ts, so
+ * they may change freely (contrib GUIDELINES.md).
+ */
+import type { ErrorEvent, ErrorProtocol, RetryFlag } from '../protocol/error-event.js';
+
+/** Everything known about one JSON-RPC call once its exchange is over; what the sinks read. */
+export interface CallReport {
+  /** Allow-listed method (`_OTHER` for unknown). */
+  method: string;
+  protocol: ErrorProtocol;
+  /** Allow-listed skill or tool name, `_OTHER`, or null. */
+  skill: string | null;
+  attempt: number;
+  flags: RetryFlag[];
+  /** Server-side duration, seconds. */
+  durationS: number;
+  /** Bounded `error.type` for telemetry (the code, or `_OTHER` for a code no table knows). */
+  errorType: string | null;
+  /** The audit record, when the call was answered with an error. */
+  error: ErrorEvent | null;
+}
+
+import type { IncomingMessage } from 'node:http';
+import type { Tracer } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import type { AuditSink } from '../audit/sink.js';
+import type { Instruments } from './metrics.js';
+import type { RetryTracker } from './retry-tracker.js';
+import type { SafeCaller } from './safe-call.js';
+import type { TrafficCounter } from './traffic.js';
+import type { Pseudonymizer } from '../audit/pseudonym.js';
+import type { AapForm } from './types.js';
+
+/** The state one `createTriage` call shares with every exchange it observes. */
+export interface TriageCore {
+  service: string;
+  tracer: Tracer;
+  instruments: Instruments | null;
+  logger: Logger | null;
+  safe: SafeCaller;
+  sink: AuditSink | null;
+  pseudonymizer: Pseudonymizer | null;
+  /** `pseudonymizer.client`, memoised per credential (callers reuse their key on every call). */
+  clientPseudonym(credential: string): string | null;
+  tracker: RetryTracker;
+  traffic: TrafficCounter;
+  knownMethods: ReadonlySet<string>;
+  knownSkills: ReadonlySet<string>;
+  aapForm: AapForm;
+  maxBodyBytes: number;
+  credential: (req: IncomingMessage) => string | null | undefined;
+  requiredExtensionUri: string | null;
+  /** False after shutdown: exchanges pass through unobserved. */
+  active: boolean;
+}

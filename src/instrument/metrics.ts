@@ -1,0 +1,127 @@
+/**
+ * Metric instruments (DESIGN §4), created in one function with unit, description and buckets,
+ * and the recorders that copy an explicit allow-list of a call report's fields to labels
+ * (METRIC_ATTRIBUTES). Never an id, client, message or VIN as a label.
+ */
+import { ValueType } from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter, ObservableResult } from '@opentelemetry/api';
+import type { AuditHealth } from '../audit/sink.js';
+import {
+  ATTR_AAP_AUDIT_OUTCOME,
+  ATTR_AAP_CONFORMANCE_RULE,
+  ATTR_AAP_ERROR_CODE,
+  ATTR_AAP_ERROR_RETRYABLE,
+  ATTR_AAP_PROTOCOL,
+  ATTR_AAP_RETRY_FLAG,
+  ATTR_AAP_SKILL,
+  ATTR_ERROR_TYPE,
+  ATTR_RPC_METHOD,
+  ATTR_RPC_SYSTEM_NAME,
+  METRICS,
+  RETRY_FLAG_NONE,
+  RPC_SYSTEM_NAME_VALUE_JSONRPC,
+} from './attributes.js';
+import type { CallReport } from './internal-types.js';
+
+export interface Instruments {
+  callDuration: Histogram;
+  errors: Counter;
+  retries: Counter;
+  attempts: Histogram;
+  conformance: Counter;
+}
+
+/**
+ * Creates every instrument on `meter`. `health` feeds the observable audit instruments
+ * (`aap.audit.records` by outcome, `aap.audit.queue.size`); it must not throw.
+ */
+export function createInstruments(meter: Meter, health: () => AuditHealth | null): Instruments {
+  const m = METRICS;
+  const instruments: Instruments = {
+    callDuration: meter.createHistogram(m.callDuration.name, {
+      unit: m.callDuration.unit,
+      description: m.callDuration.description,
+      valueType: ValueType.DOUBLE,
+      advice: { explicitBucketBoundaries: [...m.callDuration.buckets] },
+    }),
+    errors: meter.createCounter(m.errors.name, { unit: m.errors.unit, description: m.errors.description, valueType: ValueType.INT }),
+    retries: meter.createCounter(m.retries.name, { unit: m.retries.unit, description: m.retries.description, valueType: ValueType.INT }),
+    attempts: meter.createHistogram(m.attempts.name, {
+      unit: m.attempts.unit,
+      description: m.attempts.description,
+      valueType: ValueType.INT,
+      advice: { explicitBucketBoundaries: [...m.attempts.buckets] },
+    }),
+    conformance: meter.createCounter(m.conformance.name, {
+      unit: m.conformance.unit,
+      description: m.conformance.description,
+      valueType: ValueType.INT,
+    }),
+  };
+  const records = meter.createObservableCounter(m.auditRecords.name, {
+    unit: m.auditRecords.unit,
+    description: m.auditRecords.description,
+    valueType: ValueType.INT,
+  });
+  records.addCallback((result: ObservableResult) => {
+    const h = health();
+    if (!h) return;
+    result.observe(h.written, { [ATTR_AAP_AUDIT_OUTCOME]: 'written' });
+    result.observe(h.dropped, { [ATTR_AAP_AUDIT_OUTCOME]: 'dropped' });
+    result.observe(h.failed, { [ATTR_AAP_AUDIT_OUTCOME]: 'failed' });
+  });
+  const queue = meter.createObservableGauge(m.auditQueue.name, {
+    unit: m.auditQueue.unit,
+    description: m.auditQueue.description,
+    valueType: ValueType.INT,
+  });
+  queue.addCallback((result: ObservableResult) => {
+    const h = health();
+    if (h) result.observe(h.queueSize);
+  });
+  return instruments;
+}
+
+/**
+ * Label sets are built once per combination and reused: the SDK hashes them on every record,
+ * and fresh objects per call would only add garbage.
+ */
+const labelCache = new Map<string, { base: Attributes; duration: Attributes; error: Attributes | null }>();
+const LABEL_CACHE_MAX = 4096;
+
+function labelsFor(r: CallReport, retryable: boolean | null): { base: Attributes; duration: Attributes; error: Attributes | null } {
+  const key = `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.errorType ?? ''}\u0000${String(retryable)}`;
+  let hit = labelCache.get(key);
+  if (hit) return hit;
+  const base: Attributes = { [ATTR_RPC_METHOD]: r.method, [ATTR_AAP_PROTOCOL]: r.protocol };
+  if (r.skill !== null) base[ATTR_AAP_SKILL] = r.skill;
+  const duration: Attributes = { ...base, [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_JSONRPC };
+  if (r.errorType !== null) duration[ATTR_ERROR_TYPE] = r.errorType;
+  let error: Attributes | null = null;
+  if (r.errorType !== null) {
+    error = { ...base, [ATTR_ERROR_TYPE]: r.errorType, [ATTR_AAP_ERROR_CODE]: r.errorType };
+    if (retryable !== null) error[ATTR_AAP_ERROR_RETRYABLE] = retryable;
+  }
+  hit = { base, duration, error };
+  if (labelCache.size >= LABEL_CACHE_MAX) labelCache.clear();
+  labelCache.set(key, hit);
+  return hit;
+}
+
+/** Records one call: duration, attempts, and for errors, retries and conformance, the counters. */
+export function recordCall(i: Instruments, r: CallReport): void {
+  const e = r.error;
+  const labels = labelsFor(r, e ? e.retryable : null);
+  i.callDuration.record(r.durationS, labels.duration);
+  i.attempts.record(r.attempt, labels.base);
+  if (r.attempt > 1) {
+    if (r.flags.length === 0) i.retries.add(1, { ...labels.base, [ATTR_AAP_RETRY_FLAG]: RETRY_FLAG_NONE });
+    for (const flag of r.flags) i.retries.add(1, { ...labels.base, [ATTR_AAP_RETRY_FLAG]: flag });
+  }
+  if (e && labels.error) {
+    i.errors.add(1, labels.error);
+    for (const rule of e.conformance) {
+      i.conformance.add(1, { [ATTR_AAP_PROTOCOL]: r.protocol, [ATTR_AAP_CONFORMANCE_RULE]: rule });
+    }
+  }
+}

@@ -1,0 +1,493 @@
+/**
+ * The exchange observer (DESIGN §2): one per HTTP request. It is fed the request body (without
+ * reading the stream, request-tap.ts) and the response bytes (response-tap.ts), classifies each
+ * JSON-RPC call with `src/protocol`, completes error responses (rewrite.ts), builds one
+ * `ErrorEvent` per error and hands every call to the sinks: span, metrics, log line, retry
+ * tracker, traffic counters and audit sink. Its state lives in this object, never on the host's
+ * request. Nothing here throws into the host: every step runs under the triage's SafeCaller.
+ */
+import { ROOT_CONTEXT, context as otelContext } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorEvent, ErrorProtocol } from '../protocol/error-event.js';
+import type { CallOutcome, ParsedError, WireForm } from '../protocol/index.js';
+import type { ExchangeErrors } from './aap-error-hook.js';
+import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attributes.js';
+import type { CallReport, TriageCore } from './internal-types.js';
+import { logError } from './log.js';
+import { recordCall } from './metrics.js';
+import { classifyCall, isParseFailure, mintErrorId as mintId, readJsonBody } from './protocol-bridge.js';
+import type { RequestCall } from './protocol-bridge.js';
+import { RequestBodyTap } from './request-tap.js';
+import { tapResponse } from './response-tap.js';
+import type { ResponseTapHandlers } from './response-tap.js';
+import { rewriteItem } from './rewrite.js';
+import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
+import { SseReader } from './sse.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One call of the exchange and what became of it. */
+interface CallState {
+  call: RequestCall | null;
+  span: Span;
+  method: string;
+  outcome: CallOutcome | null;
+  conformance: string[];
+}
+
+const idKey = (id: string | number | null): string => (id === null ? 'null' : `${typeof id}:${String(id)}`);
+
+const FORM_VERSION: Readonly<Record<WireForm, string>> = {
+  'aap-2.0': '2.0',
+  'aap-released': 'released',
+  'errorinfo-only': '2.0',
+  a2a: '1.0',
+  jsonrpc: '2.0',
+  dmc12: 'v0.3',
+  'dmc12-legacy': 'legacy',
+  'task-failed': '1.0',
+};
+
+/**
+ * Whether a response body can hold an error: an `"error…` member (JSON-RPC `error`, DMC-12
+ * `error` / `error_code`) or a failed task state. False means every call in it succeeded.
+ */
+const NEEDLES = ['"error', 'FAILED', '"failed"'] as const;
+const NEEDLE_BUFFERS = NEEDLES.map((n) => Buffer.from(n));
+function mayHoldError(body: Buffer | string): boolean {
+  if (typeof body === 'string') return NEEDLES.some((n) => body.includes(n));
+  for (const n of NEEDLE_BUFFERS) if (body.indexOf(n) !== -1) return true;
+  return false;
+}
+
+/** A code safe to use as a bounded telemetry value; anything else is `_OTHER`. */
+function boundedCode(code: string): string {
+  return /^-?[A-Za-z0-9_.]{1,64}$/.test(code) ? code : RPC_METHOD_OTHER;
+}
+
+/** Attempt number from the client's `aap-attempt` header (1…100), or null. */
+function headerAttempt(req: IncomingMessage): number | null {
+  const raw = req.headers[HEADER_ATTEMPT];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof v !== 'string' || !/^\d{1,3}$/.test(v)) return null;
+  const n = Number(v);
+  return n >= 1 && n <= 100 ? n : null;
+}
+
+/** The skill's data object (AAP `message.parts[0].data`, DMC-12 `arguments`). */
+function skillData(call: RequestCall): Obj | null {
+  const p = call.params;
+  if (!isObj(p)) return null;
+  if (call.family === 'dmc12') return isObj(p.arguments) && Object.hasOwn(p, 'arguments') ? p.arguments : null;
+  const message = Object.hasOwn(p, 'message') ? p.message : undefined;
+  const parts = isObj(message) && Object.hasOwn(message, 'parts') ? message.parts : undefined;
+  const first = Array.isArray(parts) ? parts[0] : undefined;
+  const data = isObj(first) && Object.hasOwn(first, 'data') ? first.data : undefined;
+  return isObj(data) ? data : null;
+}
+
+function ownString(o: Obj | null, k: string): string | null {
+  if (!o || !Object.hasOwn(o, k)) return null;
+  const v = o[k];
+  return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
+}
+
+export class Exchange implements ResponseTapHandlers {
+  private readonly startedAt = Date.now();
+  private parent: Context;
+  private readonly body: RequestBodyTap;
+  private calls: CallState[] | null = null;
+  /** Responses in body order (JSON), or collected from SSE frames. */
+  private readonly responses: { outcome: CallOutcome; conformance: string[] }[] = [];
+  private sse: SseReader | null = null;
+  private finished = false;
+  private traceSpan: Span | undefined;
+
+  constructor(
+    private readonly core: TriageCore,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly errors: ExchangeErrors | null,
+  ) {
+    this.parent = otelContext.active();
+    this.body = new RequestBodyTap(req, core.maxBodyBytes);
+    // The exchange is the tap's handler object: no per-request closures on the hot path.
+    tapResponse(res, core.maxBodyBytes, this);
+    const done = (): void => {
+      try {
+        this.finish();
+      } catch (err) {
+        core.safe.fail('observer', err);
+      }
+    };
+    // 'close' follows 'finish' on a completed response and also ends an aborted one.
+    res.once('close', done);
+  }
+
+  /** Classifies the request (once) and starts one span per call that expects a reply. */
+  private ensureCalls(): CallState[] {
+    if (this.calls) return this.calls;
+    // Observed from a diagnostics channel, the exchange starts before the HTTP instrumentation
+    // enters its server span; by the first header commit the handler runs inside it.
+    if (!validSpanIn(this.parent)) this.parent = otelContext.active();
+    const calls: CallState[] = [];
+    const body = this.body.body();
+    if (body !== undefined) {
+      // A parsed body (Express, or our own bounded parse) needs no second depth walk: only a
+      // few own properties of each call are read.
+      const classified = Array.isArray(body) ? (body.length > 0 ? body.map(classifyCall) : null) : isObj(body) ? [classifyCall(body)] : null;
+      if (classified) {
+        for (const call of classified) {
+          if (call.isNotification) continue;
+          calls.push(this.newCall(call));
+        }
+      }
+    }
+    this.calls = calls;
+    return calls;
+  }
+
+  private newCall(call: RequestCall | null): CallState {
+    const raw = call?.method ?? null;
+    const known = raw !== null && this.core.knownMethods.has(raw);
+    const method = known ? (raw as string) : RPC_METHOD_OTHER;
+    const original = !known && raw !== null ? raw.slice(0, 128) : null;
+    const span = startCallSpan(this.core.tracer, this.parentContext(), method, original, call?.id, this.startedAt);
+    return { call, span, method, outcome: null, conformance: [] };
+  }
+
+  private parentContext(): Context {
+    // No valid span in the active context (no HTTP instrumentation): the call spans are roots.
+    return validSpanIn(this.parent) ? this.parent : ROOT_CONTEXT;
+  }
+
+  /** ResponseTapHandlers: right before headers are committed. Never throws. */
+  beforeHeaders(_contentType: string): Record<string, string> | null {
+    try {
+      return this.headersToAdd();
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+      return null;
+    }
+  }
+
+  /** ResponseTapHandlers: one SSE chunk. Never throws. */
+  onSseChunk(chunk: Buffer): void {
+    try {
+      this.onSse(chunk);
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+    }
+  }
+
+  /** ResponseTapHandlers: the complete JSON body (or null over the cap). Never throws. */
+  onBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
+    try {
+      return this.completeBody(body, mode);
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+      return null;
+    }
+  }
+
+  /** ResponseTapHandlers: a failure inside the tap. */
+  onFailure(kind: string, err: unknown): void {
+    this.core.safe.fail(kind, err);
+  }
+
+  private headersToAdd(): Record<string, string> | null {
+    const calls = this.ensureCalls();
+    const parentSpan = validSpanIn(this.parent);
+    if (!parentSpan && calls.length === 0 && this.req.method === 'POST') {
+      // An unreadable body (truncated JSON, wrong Content-Type): its one answer gets this span. If
+      // no JSON-RPC answer comes, the span is never ended, so never exported.
+      calls.push(this.newCall(null));
+    }
+    this.traceSpan = parentSpan ?? calls[0]?.span;
+    const value = traceresponseFor(this.traceSpan);
+    return value ? { [HEADER_TRACERESPONSE]: value } : null;
+  }
+
+  private callFor(id: string | number | null): RequestCall | null {
+    const calls = this.ensureCalls();
+    const key = idKey(id);
+    const match = calls.find((c) => c.call && c.call.id !== undefined && idKey(c.call.id) === key);
+    if (match) return match.call;
+    return calls.length === 1 ? (calls[0]?.call ?? null) : null;
+  }
+
+  private traceIdFor(id: string | number | null): string | null {
+    const calls = this.ensureCalls();
+    const key = idKey(id);
+    const match = calls.find((c) => c.call && idKey(c.call.id) === key) ?? calls[0];
+    return spanIds(match?.span ?? this.traceSpan).traceId;
+  }
+
+  private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
+    if (!body || body.length === 0) return null;
+    // Fast path: a body with no error member and no failed task is all successes; the calls
+    // without an outcome are reported as such, and nothing needs parsing or completing.
+    if (!mayHoldError(body)) return null;
+    const read = readJsonBody(body, { maxBytes: this.core.maxBodyBytes });
+    if (isParseFailure(read)) return null;
+    const value = read.value;
+    const items = Array.isArray(value) ? value : [value];
+    let changed = false;
+    const now = new Date();
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
+      const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+      const r = rewriteItem(item, this.callFor(id), {
+        store: this.errors,
+        aapForm: this.core.aapForm,
+        requiredExtensionUri: this.core.requiredExtensionUri,
+        traceId: this.traceIdFor(id),
+        mayRewrite: mode === 'buffer',
+        now,
+      });
+      if (r.changed) {
+        changed = true;
+        items[i] = r.item;
+      }
+      this.responses.push({ outcome: r.outcome, conformance: r.conformance });
+    }
+    if (!changed) return null;
+    return Buffer.from(JSON.stringify(Array.isArray(value) ? items : items[0]), 'utf8');
+  }
+
+  private onSse(chunk: Buffer): void {
+    if (!this.sse) {
+      this.sse = new SseReader((e) => {
+        if (!mayHoldError(e.data)) {
+          this.sseSuccess(e.data);
+          return;
+        }
+        const read = readJsonBody(e.data, { maxBytes: this.core.maxBodyBytes });
+        if (isParseFailure(read) || !isObj(read.value)) return;
+        const item = read.value;
+        const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+        const r = rewriteItem(item, this.callFor(id), {
+          store: this.errors,
+          aapForm: this.core.aapForm,
+          requiredExtensionUri: this.core.requiredExtensionUri,
+          traceId: null,
+          mayRewrite: false,
+          now: new Date(),
+        });
+        // A stream answers one call with many frames: keep the first error, else one success.
+        const key = idKey(r.outcome.id);
+        const prev = this.responses.find((x) => idKey(x.outcome.id) === key);
+        if (!prev) this.responses.push({ outcome: r.outcome, conformance: r.conformance });
+        else if (prev.outcome.ok && !r.outcome.ok) {
+          prev.outcome = r.outcome;
+          prev.conformance = r.conformance;
+        }
+      }, this.core.maxBodyBytes);
+    }
+    this.sse.push(chunk);
+  }
+
+  /** Records a success frame of a stream (its id only; the first frame of a call decides nothing else). */
+  private sseSuccess(data: string): void {
+    const m = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(data);
+    if (!m) return;
+    let id: string | number | null = null;
+    try {
+      id = JSON.parse(m[1] as string) as string | number;
+    } catch {
+      return;
+    }
+    const key = idKey(id);
+    if (!this.responses.some((x) => idKey(x.outcome.id) === key)) this.responses.push({ outcome: { id, ok: true }, conformance: [] });
+  }
+
+  /** Pairs responses with calls by id and reports every call. Runs once, on finish or close. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.sse?.end();
+    const calls = this.ensureCalls();
+    const only = calls.length === 1 ? calls[0] : undefined;
+    if (only && this.responses.length === 1 && only.call && idKey(only.call.id) === idKey((this.responses[0] as { outcome: CallOutcome }).outcome.id)) {
+      // The common case: one call, one reply with its id.
+      const r = this.responses[0] as { outcome: CallOutcome; conformance: string[] };
+      only.outcome = r.outcome;
+      only.conformance = r.conformance;
+      this.responses.length = 0;
+    }
+    const byKey = new Map<string, CallState[]>();
+    for (const c of calls) {
+      if (!c.call) continue;
+      const k = idKey(c.call.id);
+      const list = byKey.get(k);
+      if (list) list.push(c);
+      else byKey.set(k, [c]);
+    }
+    for (const r of this.responses) {
+      const list = byKey.get(idKey(r.outcome.id));
+      let target = list?.find((c) => c.outcome === null);
+      // A single call answered with id null (parse / invalid-request errors) is that call's answer.
+      if (!target && r.outcome.id === null && calls.length === 1 && calls[0]?.outcome === null) target = calls[0];
+      if (!target) {
+        target = this.newCall(null);
+        calls.push(target);
+      }
+      target.outcome = r.outcome;
+      target.conformance = r.conformance;
+    }
+    const endedAt = Date.now();
+    const status = this.res.statusCode;
+    const credential = this.core.safe.call('credential-hook', () => this.core.credential(this.req), null);
+    const client = credential ? this.core.safe.call('pseudonymizer', () => this.core.clientPseudonym(credential), null) : null;
+    const attemptHeader = headerAttempt(this.req);
+    for (const c of calls) {
+      if (c.call === null && c.outcome === null) continue;
+      this.report(c, endedAt, status, client, attemptHeader);
+    }
+  }
+
+  private report(c: CallState, endedAt: number, httpStatus: number, client: string | null, attemptHeader: number | null): void {
+    const core = this.core;
+    const call = c.call;
+    const p = core.pseudonymizer;
+    let error: ParsedError | null = c.outcome && !c.outcome.ok && c.outcome.error ? c.outcome.error : null;
+    if (!error && !c.outcome && httpStatus >= 400) {
+      // No JSON-RPC answer at all (e.g. a bare 401 or 500 page): the HTTP status is the error.
+      error = {
+        protocol: 'jsonrpc',
+        form: 'jsonrpc',
+        code: `HTTP_${httpStatus}`,
+        jsonrpcCode: null,
+        retryable: httpStatus >= 500 ? null : false,
+        errorId: null,
+        retryAfterMs: null,
+        violations: [],
+        upstreamTraceId: null,
+      };
+    }
+    if (error && call?.family === 'dmc12' && error.protocol !== 'dmc12' && error.jsonrpcCode !== null && error.jsonrpcCode <= -32000 && error.jsonrpcCode >= -32099) {
+      // Server-defined codes on a DMC-12 call are DMC-12's own (-32001 is its auth failure, HTTP 401).
+      error = { ...error, protocol: 'dmc12' };
+    }
+    const data = call ? skillData(call) : null;
+    const rawSkill = call?.skill ?? null;
+    const skill = rawSkill === null ? null : core.knownSkills.has(rawSkill) ? rawSkill : RPC_METHOD_OTHER;
+    const idemRaw = ownString(data, 'idempotency_key');
+    // One canonical walk and one HMAC per call: the keyed fingerprint is both the audit column
+    // and the retry tracker's key (DESIGN §6: (client, fingerprint) or (client, idempotency)).
+    let fingerprint: string | null = null;
+    let idempotency: string | null = null;
+    try {
+      if (call && call.method !== null && p) fingerprint = p.fingerprint(call.method, rawSkill, call.params);
+      if (idemRaw && p) idempotency = p.idempotency(idemRaw);
+    } catch (err) {
+      core.safe.fail('pseudonymizer', err);
+    }
+    const trackKey = idempotency ? `${client ?? ''}\u0000i:${idempotency}` : fingerprint ? `${client ?? ''}\u0000f:${fingerprint}` : null;
+    const { attempt, flags } = core.tracker.record(trackKey, this.startedAt, attemptHeader, {
+      at: endedAt,
+      ok: error === null,
+      retryable: error?.retryable ?? null,
+      retryAfterMs: error?.retryAfterMs ?? null,
+    });
+    core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
+
+    const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
+    const { traceId, spanId } = spanIds(c.span);
+    let event: ErrorEvent | null = null;
+    if (error) {
+      const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
+      const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
+      event = {
+        error_id: error.errorId ?? '',
+        occurred_at: endedAt,
+        trace_id: traceId,
+        span_id: spanId,
+        upstream_trace_id: error.upstreamTraceId,
+        service: core.service,
+        protocol: error.protocol,
+        protocol_version: FORM_VERSION[error.form] ?? null,
+        rpc_method: c.method,
+        skill,
+        code: error.code,
+        legacy_error: error.legacyError && /^[a-z0-9_]{1,64}$/.test(error.legacyError) ? error.legacyError : null,
+        jsonrpc_code: error.jsonrpcCode,
+        http_status: httpStatus,
+        retryable: error.retryable,
+        retry_after_ms: error.retryAfterMs,
+        client,
+        fingerprint,
+        idempotency,
+        subject: contact && p ? core.safe.call('pseudonymizer', () => p.subject(contact), null) : null,
+        attempt,
+        retry_flags: flags,
+        violations: error.violations,
+        conformance: c.conformance,
+        duration_ms: endedAt - this.startedAt,
+        key_id: p?.keyId ?? null,
+      };
+      if (!event.error_id) event.error_id = mintId();
+    }
+    const report: CallReport = {
+      method: c.method,
+      protocol,
+      skill,
+      attempt,
+      flags,
+      durationS: (endedAt - this.startedAt) / 1000,
+      errorType: event ? boundedCode(event.code) : null,
+      error: event,
+    };
+    // Inline try/catch rather than safe.call closures: this runs for every call.
+    try {
+      finishCallSpan(c.span, report, endedAt);
+    } catch (err) {
+      core.safe.fail('span', err);
+    }
+    if (core.instruments) {
+      const instruments = core.instruments;
+      try {
+        recordCall(instruments, report);
+      } catch (err) {
+        core.safe.fail('metrics', err);
+      }
+    }
+    if (event) {
+      const ev = event;
+      if (core.logger) {
+        const logger = core.logger;
+        try {
+          logError(logger, ev, skill, c.method);
+        } catch (err) {
+          core.safe.fail('log', err);
+        }
+      }
+      if (core.sink) {
+        const sink = core.sink;
+        try {
+          sink.write(ev);
+        } catch (err) {
+          core.safe.fail('audit-write', err);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Starts observing one exchange. `errors` is the exchange's AapError store (the caller runs the
+ * host's handler inside it). Never throws.
+ */
+export function observeExchange(core: TriageCore, req: IncomingMessage, res: ServerResponse, errors: ExchangeErrors | null): void {
+  if (!core.active) return;
+  core.safe.call(
+    'observer',
+    () => {
+      new Exchange(core, req, res, errors);
+    },
+    undefined,
+  );
+}

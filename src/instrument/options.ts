@@ -1,0 +1,132 @@
+/**
+ * Defaults of `createTriage`, in one object, and the option checks (errors name the option and
+ * what was expected, better-sqlite3 style).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { TriageOptions } from './types.js';
+
+/** JSON-RPC methods reported by name (A2A 1.0 and 0.3, MCP / DMC-12). Others are `_OTHER`. */
+export const DEFAULT_KNOWN_METHODS: readonly string[] = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'GetExtendedAgentCard',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'message/send',
+  'message/stream',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/resubscribe',
+  'tools/call',
+  'tools/list',
+  'initialize',
+  'ping',
+];
+
+/** Skill and tool names reported by name: the five AAP skills and the DMC-12 tools named in its docs. */
+export const DEFAULT_KNOWN_SKILLS: readonly string[] = [
+  'dealer.information',
+  'inventory.facets',
+  'inventory.search',
+  'inventory.vehicle',
+  'lead.submit',
+  'search_inventory',
+  'get_vehicle',
+  'create_quote',
+  'create_reservation',
+  'release_reservation',
+  'initiate_deal_handoff',
+];
+
+/** The default credential: the `Authorization: Bearer` token, else the `x-api-key` header. */
+export function defaultCredential(req: IncomingMessage): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1] ?? null;
+  }
+  const key = req.headers['x-api-key'];
+  const v = Array.isArray(key) ? key[0] : key;
+  return typeof v === 'string' && v.length > 0 ? v : null;
+}
+
+/** Every default of `TriageOptions` that is a plain value. */
+export const DEFAULTS = {
+  serviceName: 'dealer-agent',
+  aapForm: 'auto',
+  maxBodyBytes: 1_048_576,
+  retryWindowMs: 600_000,
+  retryTrackerMaxKeys: 50_000,
+  trafficFlushIntervalMs: 60_000,
+} as const;
+
+const KNOWN_KEYS = new Set([
+  'serviceName',
+  'auditDb',
+  'auditSink',
+  'credential',
+  'knownMethods',
+  'knownSkills',
+  'aapForm',
+  'maxBodyBytes',
+  'logger',
+  'requiredExtensionUri',
+  'tracerProvider',
+  'meterProvider',
+  'pseudonymizer',
+  'retryWindowMs',
+  'retryTrackerMaxKeys',
+  'trafficFlushIntervalMs',
+]);
+
+function positiveInt(options: TriageOptions, name: keyof TriageOptions): void {
+  const v = options[name];
+  if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)) {
+    throw new RangeError(`createTriage: option ${name} must be a positive integer, got ${JSON.stringify(v)}`);
+  }
+}
+
+/**
+ * Checks `options` at construction. Throws TypeError / RangeError naming the option; this is the
+ * only place the instrumentation throws, and only from `createTriage` itself.
+ */
+export function checkOptions(options: unknown): TriageOptions {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null) throw new TypeError('createTriage: options must be an object');
+  const o = options as TriageOptions;
+  for (const k of Object.keys(o)) {
+    if (!KNOWN_KEYS.has(k)) throw new TypeError(`createTriage: unknown option ${JSON.stringify(k)}`);
+  }
+  if (o.serviceName !== undefined && (typeof o.serviceName !== 'string' || o.serviceName === '')) {
+    throw new TypeError('createTriage: option serviceName must be a non-empty string');
+  }
+  if (o.auditDb !== undefined && o.auditDb !== false && typeof o.auditDb !== 'string') {
+    throw new TypeError('createTriage: option auditDb must be a path string or false');
+  }
+  if (o.credential !== undefined && typeof o.credential !== 'function') {
+    throw new TypeError('createTriage: option credential must be a function (req) => string | null');
+  }
+  for (const name of ['knownMethods', 'knownSkills'] as const) {
+    const v = o[name];
+    if (v !== undefined && (!Array.isArray(v) || v.some((m) => typeof m !== 'string'))) {
+      throw new TypeError(`createTriage: option ${name} must be an array of strings`);
+    }
+  }
+  if (o.aapForm !== undefined && !['auto', '2.0', 'released'].includes(o.aapForm)) {
+    throw new TypeError(`createTriage: option aapForm must be 'auto', '2.0' or 'released', got ${JSON.stringify(o.aapForm)}`);
+  }
+  positiveInt(o, 'maxBodyBytes');
+  positiveInt(o, 'retryWindowMs');
+  positiveInt(o, 'retryTrackerMaxKeys');
+  positiveInt(o, 'trafficFlushIntervalMs');
+  if (o.requiredExtensionUri !== undefined && (typeof o.requiredExtensionUri !== 'string' || !URL.canParse(o.requiredExtensionUri))) {
+    throw new TypeError('createTriage: option requiredExtensionUri must be an absolute URI');
+  }
+  return o;
+}

@@ -1,0 +1,359 @@
+/**
+ * Observes (and, for JSON, may complete) what a `ServerResponse` sends, through
+ * `writeHead` / `flushHeaders` / `write` / `end` patched once on `ServerResponse.prototype`,
+ * with each tapped response's state in a WeakMap. The host's calls keep their semantics; no
+ * method ever throws because of the tap.
+ *
+ * Modes, decided when the host first commits headers or body:
+ * - `buffer`: a JSON (or untyped) body is held until `end`, up to `maxBytes`, so the observer
+ *   can add an `error_id` and fix `Content-Length`. Over the cap, what is held is sent as is and
+ *   the rest passes through unobserved.
+ * - `observe`: JSON whose headers the host flushed early: chunks pass through; a copy (capped)
+ *   is classified at the end but never rewritten.
+ * - `sse`: `text/event-stream`: chunks pass through and are fed to the SSE parser.
+ * - `pass`: anything else passes through untouched.
+ */
+import { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
+
+export type TapMode = 'buffer' | 'observe' | 'sse' | 'pass';
+
+/** What the tap reports to its owner (the exchange observer). */
+export interface ResponseTapHandlers {
+  /**
+   * Called once, right before headers are committed. Returns headers to add (`traceresponse`).
+   * `contentType` is the effective Content-Type, lowercased, or '' when none.
+   */
+  beforeHeaders(contentType: string, status: number): Record<string, string> | null;
+  /** A pass-through chunk in `sse` mode. */
+  onSseChunk(chunk: Buffer): void;
+  /**
+   * The complete body in `buffer` / `observe` mode (null when over the cap). In `buffer` mode it
+   * may return a replacement body; in `observe` mode the return value is ignored.
+   */
+  onBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null;
+  /** Reports an internal failure (the tap then passes everything through). */
+  onFailure(kind: string, err: unknown): void;
+}
+
+type WriteCb = ((err?: Error | null) => void) | undefined;
+
+function toBuffer(chunk: unknown, encoding: unknown): Buffer | null {
+  if (chunk === undefined || chunk === null) return null;
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return null;
+}
+
+function headerFromArgs(headers: unknown, name: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (String(headers[i]).toLowerCase() === name) return String(headers[i + 1]);
+    }
+    return undefined;
+  }
+  if (headers && typeof headers === 'object') {
+    for (const k of Object.keys(headers)) {
+      if (k.toLowerCase() === name) return String((headers as Record<string, unknown>)[k]);
+    }
+  }
+  return undefined;
+}
+
+function setContentLengthInArgs(headers: unknown, length: number): boolean {
+  if (Array.isArray(headers)) {
+    let found = false;
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (String(headers[i]).toLowerCase() === 'content-length') {
+        headers[i + 1] = String(length);
+        found = true;
+      }
+    }
+    return found;
+  }
+  if (headers && typeof headers === 'object') {
+    let found = false;
+    for (const k of Object.keys(headers)) {
+      if (k.toLowerCase() === 'content-length') {
+        (headers as OutgoingHttpHeaders)[k] = String(length);
+        found = true;
+      }
+    }
+    return found;
+  }
+  return false;
+}
+
+/** The headers argument of `writeHead(status, [reason], [headers])`. */
+function headersArgIndex(args: unknown[]): number {
+  return typeof args[1] === 'string' ? 2 : 1;
+}
+
+/** The unpatched methods, captured once when the prototype is patched. */
+interface Originals {
+  writeHead: (...a: unknown[]) => ServerResponse;
+  flushHeaders: () => void;
+  write: (...a: unknown[]) => boolean;
+  end: (...a: unknown[]) => ServerResponse;
+}
+
+/** One response's tap state. Held in a WeakMap keyed by the response, never on it. */
+class Tap {
+  mode: TapMode | null = null;
+  pendingHead: unknown[] | null = null;
+  chunks: Buffer[] = [];
+  size = 0;
+  overflow = false;
+  /** Set while we call the original methods, so Node's internal re-entry (end → writeHead) passes. */
+  inner = false;
+  ended = false;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly maxBytes: number,
+    readonly h: ResponseTapHandlers,
+    readonly o: Originals,
+  ) {}
+
+  decide(headArgs: unknown[] | null): TapMode {
+    if (this.mode) return this.mode;
+    const res = this.res;
+    try {
+      const status = headArgs && typeof headArgs[0] === 'number' ? headArgs[0] : res.statusCode;
+      const fromArgs = headArgs ? headerFromArgs(headArgs[headersArgIndex(headArgs)], 'content-type') : undefined;
+      const ct = String(fromArgs ?? res.getHeader('content-type') ?? '').toLowerCase();
+      const extra = this.h.beforeHeaders(ct, status);
+      if (extra && !res.headersSent) {
+        for (const k of Object.keys(extra)) res.setHeader(k, extra[k] as string);
+      }
+      if (ct.startsWith('text/event-stream')) this.mode = 'sse';
+      else if (ct === '' || ct.includes('json')) this.mode = status === 204 || status === 304 ? 'pass' : 'buffer';
+      else this.mode = 'pass';
+    } catch (err) {
+      this.h.onFailure('response-tap', err);
+      this.mode = 'pass';
+    }
+    return this.mode;
+  }
+
+  flushPending(): void {
+    if (this.pendingHead) {
+      const args = this.pendingHead;
+      this.pendingHead = null;
+      this.inner = true;
+      try {
+        this.o.writeHead.apply(this.res, args);
+      } finally {
+        this.inner = false;
+      }
+    }
+  }
+
+  /** Sends what is buffered and stops buffering (over the cap). */
+  spill(): void {
+    this.mode = 'pass';
+    this.overflow = true;
+    this.flushPending();
+    const held = this.chunks;
+    this.chunks = [];
+    this.inner = true;
+    try {
+      for (const c of held) this.o.write.call(this.res, c);
+    } finally {
+      this.inner = false;
+    }
+  }
+
+  copy(buf: Buffer): void {
+    if (this.overflow) return;
+    this.size += buf.length;
+    if (this.size > this.maxBytes) {
+      this.overflow = true;
+      this.chunks = [];
+      return;
+    }
+    this.chunks.push(buf);
+  }
+
+  writeHead(args: unknown[]): ServerResponse {
+    const m = this.decide(args);
+    if (m === 'buffer' && !this.pendingHead) {
+      // Held until `end` so Content-Length can follow a completed body; the status is visible now.
+      if (typeof args[0] === 'number') this.res.statusCode = args[0];
+      this.pendingHead = args;
+      return this.res;
+    }
+    return this.o.writeHead.apply(this.res, args);
+  }
+
+  flushHeaders(): void {
+    const m = this.decide(null);
+    if (m !== 'buffer') return this.o.flushHeaders.call(this.res);
+    // The host wants its headers out now: from here on, observe a copy, never rewrite.
+    this.mode = 'observe';
+    this.flushPending();
+    const held = this.chunks;
+    this.chunks = [];
+    this.size = 0;
+    this.inner = true;
+    try {
+      this.o.flushHeaders.call(this.res);
+      for (const c of held) {
+        this.copy(c);
+        this.o.write.call(this.res, c);
+      }
+    } finally {
+      this.inner = false;
+    }
+  }
+
+  write(chunk: unknown, encoding: unknown, cb: unknown): boolean {
+    const m = this.decide(null);
+    try {
+      if (m === 'buffer') {
+        const buf = toBuffer(chunk, encoding);
+        if (buf) {
+          this.size += buf.length;
+          this.chunks.push(buf);
+          if (this.size > this.maxBytes) this.spill();
+        }
+        const callback = (typeof encoding === 'function' ? encoding : cb) as WriteCb;
+        if (callback) process.nextTick(callback);
+        return true;
+      }
+      if (m === 'sse' || m === 'observe') {
+        const buf = toBuffer(chunk, encoding);
+        if (buf) {
+          if (m === 'sse') this.h.onSseChunk(buf);
+          else this.copy(buf);
+        }
+      }
+    } catch (err) {
+      this.h.onFailure('response-tap', err);
+    }
+    return this.o.write.call(this.res, chunk, encoding, cb);
+  }
+
+  end(chunk: unknown, encoding: unknown, cb: unknown): ServerResponse {
+    this.ended = true;
+    if (typeof chunk === 'function') {
+      cb = chunk;
+      chunk = undefined;
+      encoding = undefined;
+    } else if (typeof encoding === 'function') {
+      cb = encoding;
+      encoding = undefined;
+    }
+    const m = this.decide(null);
+    let out: unknown = chunk;
+    let outEncoding: unknown = encoding;
+    let held: Buffer | null = null;
+    try {
+      if (m === 'buffer') {
+        const buf = toBuffer(chunk, encoding);
+        if (buf) this.chunks.push(buf);
+        this.size += buf?.length ?? 0;
+        const single = this.chunks.length === 1;
+        const body = single ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+        held = body;
+        this.chunks = [];
+        let replaced: Buffer | null = null;
+        if (this.size <= this.maxBytes) {
+          replaced = this.h.onBody(body, 'buffer');
+          if (replaced && !replaced.equals(body)) {
+            const headArgs = this.pendingHead;
+            const inArgs = headArgs ? setContentLengthInArgs(headArgs[headersArgIndex(headArgs)], replaced.length) : false;
+            if (!inArgs && this.res.getHeader('content-length') !== undefined) this.res.setHeader('content-length', replaced.length);
+          } else replaced = null;
+        } else {
+          this.h.onBody(null, 'buffer');
+        }
+        if (replaced) {
+          out = replaced;
+          outEncoding = undefined;
+        } else if (!(single && buf)) {
+          // Several chunks were held: send them as one (the host's bytes, unchanged).
+          out = body.length > 0 || chunk !== undefined ? body : undefined;
+          outEncoding = undefined;
+        }
+      } else if (m === 'sse') {
+        const buf = toBuffer(chunk, encoding);
+        if (buf) this.h.onSseChunk(buf);
+      } else if (m === 'observe') {
+        const buf = toBuffer(chunk, encoding);
+        if (buf) this.copy(buf);
+        this.h.onBody(this.overflow ? null : Buffer.concat(this.chunks), 'observe');
+        this.chunks = [];
+      } else if (this.overflow) {
+        this.h.onBody(null, 'buffer');
+      }
+    } catch (err) {
+      this.h.onFailure('response-tap', err);
+      if (held) {
+        // Restore the host's own bytes.
+        out = held;
+        outEncoding = undefined;
+      }
+    }
+    this.flushPending();
+    this.inner = true;
+    try {
+      return this.o.end.call(this.res, out, outEncoding, cb);
+    } finally {
+      this.inner = false;
+    }
+  }
+}
+
+const taps = new WeakMap<ServerResponse, Tap>();
+let originals: Originals | null = null;
+
+/**
+ * Patches `ServerResponse.prototype` once per process (the undici-instrumentation idea of
+ * observing without per-request wrappers): a response without a tap takes the original path at
+ * the cost of one WeakMap lookup; no function is allocated per request.
+ */
+function patchPrototype(): Originals {
+  if (originals) return originals;
+  const proto = ServerResponse.prototype as unknown as Record<string, unknown>;
+  const o: Originals = {
+    writeHead: proto.writeHead as Originals['writeHead'],
+    flushHeaders: proto.flushHeaders as Originals['flushHeaders'],
+    write: proto.write as Originals['write'],
+    end: proto.end as Originals['end'],
+  };
+  proto.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
+    const t = taps.get(this);
+    return t && !t.inner && !t.ended ? t.writeHead(args) : o.writeHead.apply(this, args);
+  };
+  proto.flushHeaders = function flushHeaders(this: ServerResponse) {
+    const t = taps.get(this);
+    return t && !t.inner && !t.ended ? t.flushHeaders() : o.flushHeaders.call(this);
+  };
+  proto.write = function write(this: ServerResponse, chunk: unknown, encoding?: unknown, cb?: unknown) {
+    const t = taps.get(this);
+    return t && !t.inner && !t.ended ? t.write(chunk, encoding, cb) : o.write.call(this, chunk, encoding, cb);
+  };
+  proto.end = function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, cb?: unknown) {
+    const t = taps.get(this);
+    return t && !t.inner && !t.ended ? t.end(chunk, encoding, cb) : o.end.call(this, chunk, encoding, cb);
+  };
+  originals = o;
+  return o;
+}
+
+/**
+ * Installs the tap on `res` (once; a second tap on the same response is ignored). `maxBytes`
+ * caps what is buffered or copied (bytes). Returns a function that reports the mode decided so far.
+ */
+export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): () => TapMode | null {
+  const o = patchPrototype();
+  let tap = taps.get(res);
+  if (!tap) {
+    tap = new Tap(res, maxBytes, h, o);
+    taps.set(res, tap);
+  }
+  const t = tap;
+  return () => t.mode;
+}

@@ -1,0 +1,113 @@
+/**
+ * In-memory retry tracker (DESIGN §6): knows each call's attempt number from the last time the
+ * same `(client, idempotency key)` — or, without one, `(client, fingerprint)` — was seen within
+ * the window, and flags retries that break the contract. Bounded: at most `maxKeys` keys, least
+ * recently seen evicted first; keys idle longer than the window are dropped as they surface.
+ */
+import type { RetryFlag } from '../protocol/error-event.js';
+
+/** Tracker settings; all times in milliseconds. */
+export interface RetryTrackerOptions {
+  /** A call seen again within this many ms is a retry. @default 600_000 */
+  windowMs: number;
+  /** Most keys remembered. @default 50_000 */
+  maxKeys: number;
+  /** First backoff step, ms (DMC-12: ~1 s → 2 s → 4 s). @default 1_000 */
+  baseDelayMs: number;
+  /** Backoff cap, ms. @default 30_000 */
+  maxDelayMs: number;
+  /** Jitter tolerance below the nominal delay, as a fraction. @default 0.2 */
+  jitter: number;
+}
+
+export const RETRY_TRACKER_DEFAULTS: RetryTrackerOptions = {
+  windowMs: 600_000,
+  maxKeys: 50_000,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  jitter: 0.2,
+};
+
+/** How a call ended, as the next attempt is judged against it. */
+export interface CallResult {
+  /** When the response was sent, epoch ms. */
+  at: number;
+  ok: boolean;
+  retryable: boolean | null;
+  retryAfterMs: number | null;
+}
+
+interface Entry {
+  attempts: number;
+  lastRequestAt: number;
+  last: CallResult | null;
+}
+
+export interface Attempt {
+  /** 1 for a first attempt. */
+  attempt: number;
+  flags: RetryFlag[];
+}
+
+/**
+ * Smallest acceptable gap before retry number `n` (1 = first retry), ms: capped
+ * `base · 2^(n−1)` less the jitter tolerance.
+ */
+export function minBackoffMs(n: number, o: RetryTrackerOptions): number {
+  const nominal = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** Math.max(0, n - 1));
+  return nominal * (1 - o.jitter);
+}
+
+export class RetryTracker {
+  private readonly entries = new Map<string, Entry>();
+  readonly options: RetryTrackerOptions;
+
+  constructor(options: Partial<RetryTrackerOptions> = {}) {
+    this.options = { ...RETRY_TRACKER_DEFAULTS, ...options };
+  }
+
+  /** Keys remembered now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Records a call arriving at `requestAt` (epoch ms) and returns its attempt number and flags.
+   * `key` null (no fingerprint) means untracked: attempt 1, or `headerAttempt` when the client
+   * sent one. `result` is how this call ended; it is what the next attempt is judged against.
+   */
+  record(key: string | null, requestAt: number, headerAttempt: number | null, result: CallResult): Attempt {
+    if (key === null) return { attempt: headerAttempt ?? 1, flags: [] };
+    this.prune(requestAt);
+    const prev = this.entries.get(key);
+    const live = prev !== undefined && requestAt - prev.lastRequestAt <= this.options.windowMs;
+    const attempt = headerAttempt ?? (live ? prev.attempts + 1 : 1);
+    const flags: RetryFlag[] = [];
+    const last = live ? prev.last : null;
+    if (attempt > 1 && last && !last.ok) {
+      const gap = requestAt - last.at;
+      if (last.retryable === false) flags.push('retried_non_retryable');
+      if (last.retryAfterMs !== null && gap < last.retryAfterMs) flags.push('ignored_retry_after');
+      if (gap < minBackoffMs(attempt - 1, this.options)) flags.push('no_backoff');
+    }
+    if (prev) this.entries.delete(key);
+    this.entries.set(key, { attempts: Math.max(attempt, live ? prev.attempts + 1 : 1), lastRequestAt: requestAt, last: result });
+    while (this.entries.size > this.options.maxKeys) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
+    }
+    return { attempt, flags };
+  }
+
+  /** Drops up to a few keys idle longer than the window (they sit at the front: insertion = recency order). */
+  private prune(now: number): void {
+    for (let i = 0; i < 8; i++) {
+      const first = this.entries.entries().next();
+      if (first.done) return;
+      const [k, e] = first.value;
+      if (now - e.lastRequestAt <= this.options.windowMs) return;
+      this.entries.delete(k);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The span of one JSON-RPC call (DESIGN §4): kind SERVER, named after the allow-listed method,
+ * attributes copied from an explicit allow-list of the call report, status ERROR on every error
+ * (with no message: message texts never leave the host), UNSET on success.
+ */
+import { SpanKind, SpanStatusCode, isSpanContextValid, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import {
+  ATTR_AAP_CONFORMANCE,
+  ATTR_AAP_ERROR_CODE,
+  ATTR_AAP_ERROR_ID,
+  ATTR_AAP_ERROR_RETRYABLE,
+  ATTR_AAP_PROTOCOL,
+  ATTR_AAP_REQUEST_ATTEMPT,
+  ATTR_AAP_RETRY_FLAGS,
+  ATTR_AAP_SKILL,
+  ATTR_AAP_UPSTREAM_TRACE_ID,
+  ATTR_ERROR_TYPE,
+  ATTR_JSONRPC_PROTOCOL_VERSION,
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_RPC_METHOD,
+  ATTR_RPC_METHOD_ORIGINAL,
+  ATTR_RPC_STATUS_CODE,
+  ATTR_RPC_SYSTEM_NAME,
+  RPC_SYSTEM_NAME_VALUE_JSONRPC,
+} from './attributes.js';
+import type { CallReport } from './internal-types.js';
+
+/** Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any). */
+export function startCallSpan(
+  tracer: Tracer,
+  parent: Context,
+  method: string,
+  methodOriginal: string | null,
+  id: string | number | null | undefined,
+  startTime: number,
+): Span {
+  const attributes: Attributes = {
+    [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_JSONRPC,
+    [ATTR_RPC_METHOD]: method,
+    [ATTR_JSONRPC_PROTOCOL_VERSION]: '2.0',
+  };
+  if (methodOriginal !== null) attributes[ATTR_RPC_METHOD_ORIGINAL] = methodOriginal;
+  // semconv: not captured when the id is null or omitted.
+  if (id !== null && id !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = String(id);
+  return tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, startTime }, parent);
+}
+
+/** W3C ids of a span, or nulls when its context is not valid (no SDK): never 32 zeros. */
+export function spanIds(span: Span | undefined): { traceId: string | null; spanId: string | null } {
+  const sc = span?.spanContext();
+  if (!sc || !isSpanContextValid(sc)) return { traceId: null, spanId: null };
+  return { traceId: sc.traceId, spanId: sc.spanId };
+}
+
+/** The valid span in `ctx`, if any. */
+export function validSpanIn(ctx: Context): Span | undefined {
+  const span = trace.getSpan(ctx);
+  return span && isSpanContextValid(span.spanContext()) ? span : undefined;
+}
+
+/** W3C Trace Context Level 2 `traceresponse` value for `span`, or null without a valid context. */
+export function traceresponseFor(span: Span | undefined): string | null {
+  const sc = span?.spanContext();
+  if (!sc || !isSpanContextValid(sc)) return null;
+  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}
+
+/** Sets the call's attributes and status and ends the span at `endTime` (epoch ms). */
+export function finishCallSpan(span: Span, r: CallReport, endTime: number): void {
+  if (!span.isRecording()) {
+    span.end(endTime);
+    return;
+  }
+  const a: Attributes = {
+    [ATTR_AAP_PROTOCOL]: r.protocol,
+    [ATTR_AAP_REQUEST_ATTEMPT]: r.attempt,
+  };
+  if (r.skill !== null) a[ATTR_AAP_SKILL] = r.skill;
+  if (r.flags.length > 0) a[ATTR_AAP_RETRY_FLAGS] = r.flags;
+  const e = r.error;
+  if (e) {
+    if (e.jsonrpc_code !== null) a[ATTR_RPC_STATUS_CODE] = String(e.jsonrpc_code);
+    a[ATTR_ERROR_TYPE] = r.errorType ?? e.code;
+    a[ATTR_AAP_ERROR_CODE] = r.errorType ?? e.code;
+    if (e.retryable !== null) a[ATTR_AAP_ERROR_RETRYABLE] = e.retryable;
+    a[ATTR_AAP_ERROR_ID] = e.error_id;
+    if (e.upstream_trace_id !== null) a[ATTR_AAP_UPSTREAM_TRACE_ID] = e.upstream_trace_id;
+    if (e.conformance.length > 0) a[ATTR_AAP_CONFORMANCE] = e.conformance;
+    span.setAttributes(a);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  } else {
+    span.setAttributes(a);
+  }
+  span.end(endTime);
+}

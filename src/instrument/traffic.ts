@@ -1,0 +1,37 @@
+/**
+ * Per-minute request counters for the audit store's `traffic` table (DESIGN §5): the denominator
+ * for error rates and storms. Keyed by minute × skill × client; the service is fixed per triage.
+ */
+import type { TrafficSample } from '../protocol/error-event.js';
+
+const MINUTE_MS = 60_000;
+
+export class TrafficCounter {
+  private samples = new Map<string, TrafficSample>();
+
+  constructor(private readonly service: string) {}
+
+  /** Counts one call that arrived at `at` (epoch ms). */
+  add(at: number, skill: string | null, client: string | null, isError: boolean, isRetry: boolean): void {
+    const minute = Math.floor(at / MINUTE_MS) * MINUTE_MS;
+    const s = skill ?? '';
+    const c = client ?? '';
+    const key = `${minute}\u0000${s}\u0000${c}`;
+    let sample = this.samples.get(key);
+    if (!sample) {
+      sample = { minute, service: this.service, skill: s, client: c, requests: 0, errors: 0, retries: 0 };
+      this.samples.set(key, sample);
+    }
+    sample.requests += 1;
+    if (isError) sample.errors += 1;
+    if (isRetry) sample.retries += 1;
+  }
+
+  /** Everything counted since the last drain; the store adds rows with the same key together. */
+  drain(): TrafficSample[] {
+    if (this.samples.size === 0) return [];
+    const out = [...this.samples.values()];
+    this.samples = new Map();
+    return out;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Public options and handle of `createTriage` (issue 3 "Public API"). Every field is optional;
+ * defaults live in `DEFAULTS` (options.ts) and are repeated here under `@default`.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import type { AuditSink } from '../audit/sink.js';
+import type { Pseudonymizer } from '../audit/pseudonym.js';
+
+/** Which AAP error envelope to write when the instrumentation builds or completes one. */
+export type AapForm = 'auto' | '2.0' | 'released';
+
+/** Keyed pseudonyms (DESIGN §5), as `loadPseudonymizer` from `src/audit` returns them. */
+export type { Pseudonymizer } from '../audit/pseudonym.js';
+
+/** Options of {@link createTriage}. */
+export interface TriageOptions {
+  /**
+   * `service.name` written on every audit row and log line.
+   * @default process.env.OTEL_SERVICE_NAME, else 'dealer-agent'
+   */
+  serviceName?: string;
+  /**
+   * Path of the SQLite audit database, or `false` to disable auditing (telemetry still works).
+   * @default process.env.AAP_TRIAGE_DB, else './aap-triage.db'
+   */
+  auditDb?: string | false;
+  /**
+   * An audit sink to write to instead of opening `auditDb` (tests, a PostgreSQL sink, a fan-out).
+   * The instrumentation calls `close()` on it at `shutdown()`.
+   */
+  auditSink?: AuditSink;
+  /**
+   * Returns the caller's credential. It is pseudonymised with the key before anything else sees
+   * it and is never stored.
+   * @default the `Authorization: Bearer …` token, else the `x-api-key` header, else none
+   */
+  credential?: (req: IncomingMessage) => string | null | undefined;
+  /**
+   * JSON-RPC methods reported by name; any other becomes `_OTHER` in `rpc.method` (the original
+   * goes to `rpc.method_original`, on the span only), which keeps metric cardinality bounded.
+   * @default DEFAULT_KNOWN_METHODS (A2A 1.0 and 0.3 methods, MCP/DMC-12 `tools/*`, `initialize`)
+   */
+  knownMethods?: readonly string[];
+  /**
+   * AAP envelope written when an `AapError` thrown on `@a2a-js/sdk` is rewritten: the 2.0 array
+   * form or the released (≤1.3) bare object. `auto` means 2.0.
+   * @default 'auto'
+   */
+  aapForm?: AapForm;
+  /**
+   * Largest request or response body inspected, bytes. A larger JSON response is passed through
+   * unchanged and unclassified; a larger request body is not fingerprinted.
+   * NOTE: JSON responses up to this size are buffered until complete so they can be completed
+   * (error_id) — memory per in-flight request is bounded by it.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * pino logger for the one line per error (and the instrumentation's own warnings), or `false`
+   * for none.
+   * @default pino() to stdout at level info
+   */
+  logger?: Logger | false;
+  /**
+   * Extension URI the agent card declares `required: true`; used to complete a bare -32008. When
+   * omitted, it is read from the SDK's own -32008 message (which names the URIs).
+   */
+  requiredExtensionUri?: string;
+  /** Tracer provider. @default the global one (`trace.getTracerProvider()`) */
+  tracerProvider?: TracerProvider;
+  /**
+   * Meter provider. @default the global one, so `OTEL_METRICS_EXPORTER=prometheus` or OTLP set up
+   * by `aap-triage/register` (or the host's NodeSDK) is used as is.
+   */
+  meterProvider?: MeterProvider;
+  /**
+   * Keyed pseudonymizer.
+   * @default `loadPseudonymizer({ dbPath, create: true })` for the audit database (key from
+   * `AAP_TRIAGE_KEY` or `<db>.key`); with auditing off, a per-process random key
+   */
+  pseudonymizer?: Pseudonymizer;
+  /**
+   * Skill and tool names reported by name on spans, metrics, logs and audit rows; others become
+   * `_OTHER` (a skill name comes from the request, so it is allow-listed like methods).
+   * @default DEFAULT_KNOWN_SKILLS (the AAP skills and the DMC-12 tools)
+   */
+  knownSkills?: readonly string[];
+  /**
+   * Retry window, milliseconds: a call seen again within it is a retry (DESIGN §6).
+   * @default 600_000 (10 min)
+   */
+  retryWindowMs?: number;
+  /**
+   * Most `(client, fingerprint)` keys the retry tracker remembers; the least recently seen go first.
+   * NOTE: about 200 bytes per key.
+   * @default 50_000
+   */
+  retryTrackerMaxKeys?: number;
+  /**
+   * How often per-minute traffic counters are handed to the audit sink, milliseconds.
+   * @default 60_000
+   */
+  trafficFlushIntervalMs?: number;
+}
+
+/** What {@link createTriage} returns. */
+export interface Triage {
+  /**
+   * Express middleware; mount it before the JSON-RPC handler (`app.use(triage.middleware())`).
+   * Works with a body parser mounted before or after it.
+   */
+  middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+  /** Wraps a `node:http` request listener. */
+  wrap<L extends RequestListener>(listener: L): L;
+  /**
+   * Observes one exchange without wrapping a listener (used by `aap-triage/register`). Call it
+   * synchronously before the host's handler runs: it enters the exchange's AsyncLocalStorage
+   * store for the rest of the current execution.
+   */
+  observe(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Flushes traffic counters and the audit sink, then closes the sink. Resolves when done; never
+   * rejects. Idempotent.
+   */
+  shutdown(): Promise<void>;
+}
