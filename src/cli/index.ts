@@ -1,13 +1,13 @@
 import { CommanderError } from 'commander';
 import { CliError, CommandContext, EXIT, type CliIo } from './context.js';
-import { loadCommands } from './commands/index.js';
+import { COMMANDS } from './commands/index.js';
 import { buildProgram, commanderExitCode } from './program.js';
 import { toUsage } from './query-args.js';
 
 export { EXIT, CliError, CommandContext } from './context.js';
 export type { CliIo, CommandModule, GlobalOptions } from './context.js';
 export { buildProgram, HELP_FOOTER } from './program.js';
-export { COMMANDS, OPTIONAL_COMMANDS, loadCommands } from './commands/index.js';
+export { COMMANDS } from './commands/index.js';
 
 /**
  * Runs the `aap-triage` command line with `argv` (as `process.argv`: node, script, args…) and
@@ -30,7 +30,7 @@ export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<num
   for (const s of [process.stdout, process.stderr]) if (full.stdout === s || full.stderr === s) s.on('error', onPipeError);
   const ctx = new CommandContext(full);
   try {
-    const program = buildProgram(ctx, await loadCommands());
+    const program = buildProgram(ctx, COMMANDS);
     await program.parseAsync(argv);
     return ctx.exitCode;
   } catch (caught) {

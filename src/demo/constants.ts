@@ -1,0 +1,51 @@
+/**
+ * Constants and defaults of the demo, in one place: the AAP extension URI, rate limits, TTLs and
+ * the injected fault rate. Durations are milliseconds unless the name says otherwise.
+ */
+
+/**
+ * The AAP extension URI the demo agent card declares `required: true`. The draft-style URI of
+ * spec/aap-errors.txt ("Draft extension identifiers below are illustrative and MUST NOT be
+ * deployed"): the demo serves the 2.0 draft contract, and a `.invalid` host can never be
+ * mistaken for a production profile.
+ */
+export const AAP_EXTENSION_URI = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
+
+/** A2A protocol version the demo serves (the SDK answers anything else with -32009). */
+export const A2A_VERSION = '1.0';
+
+/** Header names on the wire. */
+export const HEADERS = {
+  version: 'A2A-Version',
+  extensions: 'A2A-Extensions',
+  authorization: 'authorization',
+} as const;
+
+/** Defaults of the two demo dealer agents. */
+export const DEALER_DEFAULTS = {
+  /** AAP per-client token bucket: burst size (requests) and refill (requests per second). */
+  aapRateLimit: { capacity: 10, refillPerSecond: 5 },
+  /** Smallest `retry_after_ms` the AAP dealer sends, so a polite client visibly waits. */
+  aapMinRetryAfterMs: 1000,
+  /** DMC-12 per-client token bucket. */
+  dmc12RateLimit: { capacity: 8, refillPerSecond: 4 },
+  /** Probability that `lead.submit` hits the injected CRM fault (INTERNAL_ERROR, retryable). */
+  leadFaultRate: 0.08,
+  /** Probability that `initiate_deal_handoff` hits the injected SMTP fault (UPSTREAM_UNAVAILABLE). */
+  handoffFaultRate: 0.15,
+  /** DMC-12 quote and hold lifetime: 30 minutes (spec/dmc12-errors.txt QUOTE_EXPIRED, RESERVATION_EXPIRED). */
+  dmc12TtlMs: 30 * 60 * 1000,
+} as const;
+
+/** Demo command defaults. */
+export const DEMO_DEFAULTS = {
+  /** Simulated traffic duration, ms. */
+  durationMs: 60_000,
+  /** Audit database written by the demo. */
+  dbPath: './aap-triage-demo.db',
+  /** PRNG seed. */
+  seed: 12,
+  /** Service names written on audit rows. */
+  aapService: 'demo-motors-aap',
+  dmc12Service: 'demo-motors-dmc12',
+} as const;

@@ -1,0 +1,114 @@
+/**
+ * What the demo shows without a terminal UI: the errors recorded per protocol and code, the
+ * retry storms found (with the buyer behind each pseudonym), the incident draft for the worst
+ * storm, and the commands to explore further. Reads the audit store only through `src/triage`.
+ */
+import { openAuditReader } from '../audit/index.js';
+import { draftIncident, findStorms, type IncidentDraft, type StormEpisode, type TimeWindow } from '../triage/index.js';
+import type { Persona } from './buyers/personas.js';
+import { buyerNamesByClient } from './buyer-names.js';
+import type { BuyerReport } from './simulator.js';
+
+/** One storm and the buyer behind its client pseudonym (when the demo knows it). */
+export interface DemoStorm {
+  episode: StormEpisode;
+  buyer: Persona | undefined;
+}
+
+/** The demo's findings. */
+export interface DemoAnalysis {
+  /** Error rows per protocol and code, most frequent first. */
+  codes: Array<{ protocol: string; code: string; count: number }>;
+  errors: number;
+  storms: DemoStorm[];
+  /** Healthy buyers that were (wrongly) flagged; empty when the detector is right. */
+  healthyFlagged: Persona[];
+  /** The worst storm (most retries) and its incident draft. */
+  worst: { storm: DemoStorm; draft: IncidentDraft } | undefined;
+}
+
+/** Reads the demo database: codes, storms in `window`, and the draft for the worst storm. */
+export function analyseDemo(dbPath: string, roster: readonly Persona[], window: TimeWindow): DemoAnalysis {
+  const names = buyerNamesByClient(dbPath, roster);
+  const db = openAuditReader(dbPath);
+  try {
+    const codes = db
+      .prepare('SELECT protocol, code, COUNT(*) AS count FROM error_events WHERE occurred_at >= ? AND occurred_at < ? GROUP BY protocol, code ORDER BY count DESC, protocol, code')
+      .all(window.since, window.until) as DemoAnalysis['codes'];
+    const storms = findStorms(db, window).map((episode) => ({ episode, buyer: names.get(episode.client) }));
+    const healthyFlagged = [...new Map(storms.filter((s) => s.buyer?.kind === 'healthy').map((s) => [s.buyer?.name, s.buyer as Persona])).values()];
+    const worstStorm = [...storms].sort((a, b) => b.episode.retries - a.episode.retries)[0];
+    const draft = worstStorm ? draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }) : undefined;
+    return {
+      codes,
+      errors: codes.reduce((n, c) => n + c.count, 0),
+      storms,
+      healthyFlagged,
+      worst: worstStorm && draft ? { storm: worstStorm, draft } : undefined,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Facts about the run the report states. */
+export interface ReportRun {
+  /** Database path as the user should type it. */
+  dbLabel: string;
+  durationMs: number;
+  aapBaseUrl: string;
+  dmc12RpcUrl: string;
+  buyers: BuyerReport[];
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
+
+/** Renders the non-TTY report (plain text, no colour). */
+export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
+  const out: string[] = [];
+  const seconds = Math.round(run.durationMs / 1000);
+  out.push(`aap-triage demo: ${seconds} s of traffic from ${run.buyers.length} buyer agents to 2 dealer agents`, '');
+  out.push('Buyers');
+  for (const b of run.buyers) {
+    const s = b.stats;
+    out.push(
+      `  ${b.persona.name.padEnd(16)} ${b.persona.kind.padEnd(12)} ${b.persona.protocol.padEnd(6)} ${String(s.requests).padStart(5)} calls ${String(s.errors).padStart(5)} errors ${String(s.retries).padStart(5)} retries  ${b.persona.behaviour}${b.failure ? `  [stopped: ${b.failure}]` : ''}`,
+    );
+  }
+  out.push('', `Audit database ${run.dbLabel}: ${a.errors} errors recorded`);
+  for (const c of a.codes) out.push(`  ${c.protocol.padEnd(7)} ${c.code.padEnd(30)} ${String(c.count).padStart(5)}`);
+  out.push('', `Retry storms found: ${a.storms.length}`);
+  for (const { episode: e, buyer } of a.storms) {
+    const flags = Object.entries(e.flags)
+      .filter(([, n]) => n > 0)
+      .map(([f, n]) => `${f} ${n}`)
+      .join(', ');
+    out.push(`  ${e.id}  client ${e.client}${buyer ? ` (buyer: ${buyer.name})` : ''}`);
+    out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)}); ${flags || 'no flags'}`);
+  }
+  out.push(a.healthyFlagged.length === 0 ? '  Healthy buyers flagged: none' : `  Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
+  if (a.worst) {
+    const { storm, draft } = a.worst;
+    out.push('', `Incident draft for the worst storm, ${storm.episode.id}${storm.buyer ? ` (buyer: ${storm.buyer.name})` : ''}:`, '');
+    out.push(...draft.text.trimEnd().split('\n').map((l) => `  ${l}`));
+  }
+  const db = shellQuote(run.dbLabel);
+  const stormId = a.worst?.storm.episode.id ?? a.storms[0]?.episode.id ?? '<storm id>';
+  out.push(
+    '',
+    'Explore further',
+    `  aap-triage storms --db ${db} --since 1h`,
+    `  aap-triage search --db ${db} --since 1h code:RATE_LIMITED`,
+    `  aap-triage search --db ${db} --since 1h flag:retried_non_retryable`,
+    `  aap-triage draft --db ${db} --since 1h --storm ${stormId} --format md`,
+    `  aap-triage stats --db ${db} --since 1h`,
+    `  aap-triage tui --db ${db} --since 1h        (in a terminal)`,
+    '',
+  );
+  return out.join('\n');
+}
+
+/** Quotes a path for a POSIX shell when it needs it. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
