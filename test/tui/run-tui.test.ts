@@ -47,6 +47,9 @@ const sink = () => {
 let dir: string;
 let db: string;
 beforeAll(() => {
+  // ink decides once, when it is first loaded (lazily, by runTui), whether it runs in CI; in CI it
+  // writes only the last frame. runTui itself is given its own env below, so drop CI for ink.
+  delete process.env.CI;
   dir = mkdtempSync(join(tmpdir(), 'aap-tui-run-'));
   db = join(dir, 'audit.db');
   seedTuiDb(db, Date.now());

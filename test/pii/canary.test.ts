@@ -1,0 +1,863 @@
+/**
+ * The PII canary test (issue 4 "Tests", first bullet; DESIGN §5 "PII-free by construction" and
+ * §8; spec/dmc12-errors.txt "PII-safe by design").
+ *
+ * It drives real instrumented servers — the demo's AAP dealer agent on @a2a-js/sdk and its
+ * DMC-12 dealer agent on node:http (src/demo), plus the reusable test servers of test/helpers
+ * for the paths the demo cannot produce (an SSE stream, an AapError thrown in the executor with
+ * details that echo the request, a DMC-12 batch) — with requests full of distinct canary values:
+ * customer names, emails, phones, consent texts, notes, messages, trade-in VINs, API keys,
+ * idempotency keys, ids the dealer echoes in its messages, an unknown filter key that is itself
+ * an email, and a DMC-12 hand-off whose VALIDATION_FAILED message echoes the bad phone.
+ *
+ * Two `createTriage` instances (one per service) write one temp SQLite file through the real
+ * `openAuditSink`, log to one captured pino stream, export spans to an in-memory exporter, and
+ * export metrics on two real Prometheus endpoints (the AAP service through
+ * `OTEL_METRICS_EXPORTER=prometheus`, which `createTriage` honours via `startMetricsExportFromEnv`;
+ * the DMC-12 service through its own `PrometheusExporter`), scraped over HTTP.
+ *
+ * Then it reads every byte that left the host: the database, its -wal and -shm (copied after a
+ * flush while the writers are still open, and again after `shutdown()`), every other file in
+ * the temp folder (the health file), the log text, every span (name, attributes, events, status,
+ * links, resource) and both scrapes, and asserts that no canary appears in any encoding (raw,
+ * lower-cased, digits, plain SHA-256 hex/base64/base64url). The positive side: a row per error
+ * path, with the caller's `client` pseudonym, the `subject` pseudonym when the request carried an
+ * email or phone, the `idempotency` pseudonym, and the unknown email filter key sanitised to
+ * `/filters/*`.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { loadPseudonymizer, openAuditReader, openAuditSink } from '../../src/audit/index.js';
+import type { Pseudonymizer } from '../../src/audit/index.js';
+import { DealerAgentError, createAapFetch, createRetryBudget, withRetries } from '../../src/client/index.js';
+import { AapDealer } from '../../src/demo/aap/dealer.js';
+import { createAapApp } from '../../src/demo/aap/server.js';
+import { AAP_EXTENSION_URI } from '../../src/demo/constants.js';
+import { Dmc12Dealer } from '../../src/demo/dmc12/dealer.js';
+import { createDmc12Listener } from '../../src/demo/dmc12/server.js';
+import { closeServer, listenLoopback } from '../../src/demo/http-util.js';
+import { demoInventory } from '../../src/demo/inventory.js';
+import { createRng } from '../../src/demo/rng.js';
+import { createTriage } from '../../src/instrument/index.js';
+import { hasGlobalMeterProvider } from '../../src/instrument/metrics-export.js';
+import type { Triage } from '../../src/instrument/types.js';
+import { startAapServer } from '../helpers/aap-server.js';
+import type { AapServer } from '../helpers/aap-server.js';
+import { DMC12_HEADERS, startDmc12Server } from '../helpers/dmc12-server.js';
+import type { Dmc12Server } from '../helpers/dmc12-server.js';
+import { captureLog } from '../helpers/log-capture.js';
+import { CanaryFactory, formsOf, leaksIn } from './canaries.js';
+import type { CanaryForm } from './canaries.js';
+
+type Obj = Record<string, unknown>;
+
+const AAP_SERVICE = 'pii-canary-aap';
+const DMC_SERVICE = 'pii-canary-dmc12';
+/** Inventory VINs of src/demo/inventory.ts: one available, one sold. */
+const AVAILABLE_VIN = '2HKRW2H88PH123456';
+const SOLD_VIN = '5YJ3E1EA2NF291177';
+const DMC_VINS = ['1HGCY2F52RA004211', 'JTMB1RFV7RD118842', '4T1C11AK5PU073315'] as const;
+const HOUR_MS = 3_600_000;
+
+/** What one driven error path must have left in the audit store. */
+interface Expectation {
+  path: string;
+  service: string;
+  code: string;
+  /** `error_id` the caller received; null when the wire carries none (then matched by code). */
+  errorId: string | null;
+  /** Raw credential the request carried (its pseudonym must be the row's `client`). */
+  credential: string | null;
+  /** Raw email or phone the request carried (its pseudonym must be the row's `subject`). */
+  subject?: string;
+  idempotency?: string;
+  violations?: { location: string; keyword: string }[];
+  httpStatus?: number;
+  jsonrpcCode?: number;
+}
+
+interface Row {
+  error_id: string;
+  service: string;
+  code: string;
+  rpc_method: string;
+  skill: string | null;
+  client: string | null;
+  subject: string | null;
+  idempotency: string | null;
+  fingerprint: string | null;
+  violations: string;
+  http_status: number;
+  jsonrpc_code: number | null;
+  legacy_error: string | null;
+  key_id: string | null;
+}
+
+interface Http {
+  status: number;
+  text: string;
+  json: unknown;
+}
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The `error_id` the caller sees: ErrorInfo metadata, an aap.error payload, error.data, or result.data. */
+function wireErrorId(body: unknown): string | null {
+  if (!isObj(body)) return null;
+  const error = isObj(body.error) ? body.error : null;
+  const data = error?.data;
+  if (Array.isArray(data)) {
+    for (const d of data) if (isObj(d) && isObj(d.metadata) && typeof d.metadata.error_id === 'string') return d.metadata.error_id;
+    for (const d of data) if (isObj(d) && typeof d.error_id === 'string') return d.error_id;
+  }
+  if (isObj(data) && typeof data.error_id === 'string') return data.error_id;
+  const result = isObj(body.result) ? body.result : null;
+  if (result && isObj(result.data) && typeof result.data.error_id === 'string') return result.data.error_id;
+  return null;
+}
+
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>, send: typeof fetch = fetch): Promise<Http> {
+  const res = await send(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json };
+}
+
+/** A SendMessage (or streaming) body whose first part carries `data`. */
+function message(id: string | number, data: Obj, method = 'SendMessage'): Obj {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: { message: { messageId: `msg-${String(id)}`, role: 'ROLE_USER', parts: [{ data, mediaType: 'application/json' }] } },
+  };
+}
+
+function toolsCall(id: string | number, name: string, args: Obj): Obj {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+// ---- shared state filled by beforeAll -------------------------------------------------------
+
+const canaries = new CanaryFactory();
+let forms: CanaryForm[] = [];
+const expectations: Expectation[] = [];
+let dir = '';
+let dbPath = '';
+let pseudonymizer: Pseudonymizer;
+/** Files of the temp folder read after a flush, writers still open (before the final checkpoint). */
+const beforeCheckpoint = new Map<string, Buffer>();
+/** Files of the temp folder read after `shutdown()`. */
+const afterShutdown = new Map<string, Buffer>();
+let logText = '';
+let spans: ReadableSpan[] = [];
+const scrapes = new Map<string, string>();
+let rows: Row[] = [];
+let trafficClients: string[] = [];
+/** Text of the wire responses: proves the servers did echo the canaries (the test is not vacuous). */
+let wireText = '';
+const savedEnv = new Map<string, string | undefined>();
+
+const servers: (() => Promise<void>)[] = [];
+let aapTriage: Triage | null = null;
+let dmcTriage: Triage | null = null;
+let dmcMeterProvider: MeterProvider | null = null;
+let tracerProvider: NodeTracerProvider | null = null;
+
+function expectRow(e: Expectation): void {
+  expectations.push(e);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'aap-pii-canary-'));
+  dbPath = join(dir, 'audit.db');
+  const log = captureLog();
+  const spanExporter = new InMemorySpanExporter();
+  tracerProvider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] });
+  tracerProvider.register();
+
+  pseudonymizer = loadPseudonymizer({ dbPath, create: true, env: {}, logger: log.logger });
+  // The real SQLite sinks, passed in so the test can flush them and copy the WAL before the
+  // final checkpoint (an idle checkpoint would otherwise fold it into the main file first).
+  const sinkOptions = { path: dbPath, logger: log.logger, idleCheckpointMs: 600_000, handleSignals: false };
+  const aapSink = openAuditSink({ ...sinkOptions, service: AAP_SERVICE });
+  const dmcSink = openAuditSink({ ...sinkOptions, service: DMC_SERVICE });
+
+  // AAP service: metrics exported through the environment, as a server without an SDK would.
+  const aapPort = await freePort();
+  const env = {
+    OTEL_METRICS_EXPORTER: 'prometheus',
+    OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+    OTEL_EXPORTER_PROMETHEUS_PORT: String(aapPort),
+  };
+  for (const [k, v] of Object.entries(env)) {
+    savedEnv.set(k, process.env[k]);
+    process.env[k] = v;
+  }
+  expect(hasGlobalMeterProvider()).toBe(false);
+  aapTriage = createTriage({ serviceName: AAP_SERVICE, auditSink: aapSink, pseudonymizer, logger: log.logger, tracerProvider });
+  expect(hasGlobalMeterProvider()).toBe(true);
+
+  // DMC-12 service: its own PrometheusExporter.
+  const dmcPort = await freePort();
+  dmcMeterProvider = new MeterProvider({
+    resource: resourceFromAttributes({ 'service.name': DMC_SERVICE }),
+    readers: [new PrometheusExporter({ host: '127.0.0.1', port: dmcPort })],
+  });
+  dmcTriage = createTriage({
+    serviceName: DMC_SERVICE,
+    auditSink: dmcSink,
+    pseudonymizer,
+    logger: log.logger,
+    tracerProvider,
+    meterProvider: dmcMeterProvider,
+  });
+
+  const wire: string[] = [];
+  const call = async (url: string, body: unknown, headers: Record<string, string>, send: typeof fetch = fetch): Promise<Http> => {
+    const r = await post(url, body, headers, send);
+    wire.push(r.text);
+    return r;
+  };
+
+  await driveAap(call, aapTriage);
+  await driveDmc12(call, dmcTriage, log.logger);
+  wireText = wire.join('\n');
+
+  // Metrics while the endpoints are up (shutdown stops them).
+  for (const [job, port] of [
+    [AAP_SERVICE, aapPort],
+    [DMC_SERVICE, dmcPort],
+  ] as const) {
+    scrapes.set(job, await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()));
+  }
+
+  // Everything queued so far committed; the WAL still holds it (no checkpoint yet).
+  await aapSink.flush();
+  await dmcSink.flush();
+  for (const name of readdirSync(dir)) beforeCheckpoint.set(name, readFileSync(join(dir, name)));
+
+  for (const close of servers.splice(0).reverse()) await close();
+  await aapTriage.shutdown();
+  await dmcTriage.shutdown();
+  await dmcMeterProvider.shutdown();
+  await tracerProvider.forceFlush();
+
+  for (const name of readdirSync(dir)) afterShutdown.set(name, readFileSync(join(dir, name)));
+  logText = log.raw.join('');
+  spans = spanExporter.getFinishedSpans();
+  forms = canaries.all.flatMap(formsOf);
+
+  const db = openAuditReader(dbPath);
+  try {
+    rows = db.prepare('SELECT * FROM error_events').all() as Row[];
+    trafficClients = (db.prepare('SELECT DISTINCT client FROM traffic').all() as { client: string }[]).map((r) => r.client);
+  } finally {
+    db.close();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const close of servers.splice(0).reverse()) await close();
+  await aapTriage?.shutdown();
+  await dmcTriage?.shutdown();
+  await dmcMeterProvider?.shutdown();
+  await tracerProvider?.shutdown();
+  for (const [k, v] of savedEnv) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+// ---- the AAP dealer (demo, @a2a-js/sdk) and the AAP test server ------------------------------
+
+type Call = (url: string, body: unknown, headers: Record<string, string>, send?: typeof fetch) => Promise<Http>;
+
+/** A customer with every field a lead can carry, all canaries. */
+function customer(path: string) {
+  return {
+    first_name: canaries.name(`${path} first name`),
+    last_name: canaries.name(`${path} last name`),
+    email: canaries.email(`${path} email`),
+    phone: canaries.phone(`${path} phone`),
+  };
+}
+
+async function driveAap(call: Call, triage: Triage): Promise<void> {
+  const t0 = Date.now();
+  const dealer = new AapDealer({
+    inventory: demoInventory(),
+    rng: createRng(41),
+    rateLimit: { capacity: 20, refillPerSecond: 0.0001 },
+    minRetryAfterMs: 1000,
+    leadFaultRate: 0,
+    now: () => t0,
+  });
+  const app = createAapApp(dealer, triage.middleware());
+  const server: Server = createServer(app.app);
+  const base = await listenLoopback(server);
+  app.setBaseUrl(base);
+  servers.push(() => closeServer(server));
+  const url = `${base}/a2a`;
+  const headersFor = (key: string): Record<string, string> => ({
+    'content-type': 'application/json',
+    'A2A-Version': '1.0',
+    'A2A-Extensions': AAP_EXTENSION_URI,
+    authorization: `Bearer ${key}`,
+  });
+
+  /** A complete lead.submit payload, every value a canary. */
+  const lead = (path: string, over: Obj = {}): { data: Obj; email: string } => {
+    const c = customer(path);
+    const data: Obj = {
+      type: 'lead.submit.request',
+      customer: { ...c, preferred_contact: 'email' },
+      consent: {
+        granted_at: iso(t0 - HOUR_MS),
+        expires_at: iso(t0 + 365 * 24 * HOUR_MS),
+        allowed_channels: ['email', 'phone'],
+        consent_text: canaries.text(`${path} consent text`, 'I agree to be contacted by Demo Motors'),
+        scope: ['lead_submission'],
+      },
+      vehicle_of_interest: { vin: AVAILABLE_VIN },
+      trade_in: { vin: canaries.vin(`${path} trade-in VIN`), year: 2015, make: 'Honda', model: 'Civic', mileage: 91234, condition: 'good' },
+      appointment: { appointment_type: 'test_drive', appointment_at: iso(t0 + 24 * HOUR_MS), notes: canaries.text(`${path} appointment notes`, 'Please call after five') },
+      message: canaries.text(`${path} message`, 'Looking for a family car'),
+      source_agent: { name: canaries.name(`${path} source agent`) },
+      ...over,
+    };
+    return { data, email: c.email };
+  };
+  let n = 0;
+  const rpcId = (): string => `aap-${++n}`;
+  const aapPath = async (path: string, code: string, data: Obj, key: string, extra: Partial<Expectation> = {}, headers = headersFor(key), target = url) => {
+    const r = await call(target, message(rpcId(), data), headers);
+    expectRow({ path, service: AAP_SERVICE, code, errorId: wireErrorId(r.json), credential: key, ...extra });
+    return r;
+  };
+
+  // A2A transport errors, each request a full lead of canaries.
+  {
+    const key = canaries.id('AAP API key (-32009)', 'sk_live_canary_');
+    const { data, email } = lead('-32009');
+    const { 'A2A-Version': _omit, ...headers } = headersFor(key);
+    await aapPath('AAP -32009 (no A2A-Version)', 'VERSION_NOT_SUPPORTED', data, key, { subject: email }, headers);
+  }
+  {
+    const key = canaries.id('AAP API key (-32008)', 'sk_live_canary_');
+    const { data, email } = lead('-32008');
+    const { 'A2A-Extensions': _omit, ...headers } = headersFor(key);
+    await aapPath('AAP -32008 (extension not activated)', 'EXTENSION_SUPPORT_REQUIRED', data, key, { subject: email }, headers);
+  }
+
+  // Skill errors of the demo dealer, one API key for the lead flow.
+  const key = canaries.id('AAP API key (leads)', 'sk_live_canary_');
+  {
+    const { data, email } = lead('unsupported skill');
+    data.type = `${canaries.id('unknown skill name', 'canary.skill.')}.request`;
+    await aapPath('AAP UNSUPPORTED_SKILL', 'UNSUPPORTED_SKILL', data, key, { subject: email });
+  }
+  {
+    const filterKey = canaries.email('unknown filter key');
+    const data = { type: 'inventory.search.request', filters: { [filterKey]: 1 } };
+    const r = await aapPath('AAP SCHEMA_VALIDATION_FAILED (unknown filter key is an email)', 'SCHEMA_VALIDATION_FAILED', data, key, {
+      violations: [{ location: '/filters/*', keyword: 'additionalProperties' }],
+    });
+    // The wire does carry the email in instanceLocation: only the store must not.
+    expect(r.text).toContain(filterKey);
+  }
+  {
+    const badEmail = canaries.text('malformed email', 'not-an-email');
+    const data = {
+      type: 'lead.submit.request',
+      customer: { first_name: canaries.name('schema first name'), last_name: canaries.name('schema last name'), email: badEmail, phone: canaries.badPhone('schema bad phone') },
+      source_agent: { name: canaries.name('schema source agent') },
+    };
+    await aapPath('AAP SCHEMA_VALIDATION_FAILED (bad email and phone)', 'SCHEMA_VALIDATION_FAILED', data, key, { subject: badEmail });
+  }
+  await aapPath('AAP VEHICLE_NOT_FOUND', 'VEHICLE_NOT_FOUND', { type: 'inventory.vehicle.request', vin: canaries.vin('unknown VIN (AAP vehicle)') }, key);
+  await aapPath('AAP VEHICLE_UNAVAILABLE', 'VEHICLE_UNAVAILABLE', { type: 'inventory.vehicle.request', vin: SOLD_VIN }, key);
+  {
+    const { data, email } = lead('consent missing');
+    delete data.consent;
+    await aapPath('AAP CONTACT_CONSENT_REQUIRED (no consent)', 'CONTACT_CONSENT_REQUIRED', data, key, { subject: email });
+  }
+  {
+    const { data } = lead('consent expired');
+    const c = data.customer as Obj;
+    delete c.email;
+    c.preferred_contact = 'phone';
+    (data.consent as Obj).expires_at = iso(t0 - 1000);
+    await aapPath('AAP INVALID_CONSENT (phone only)', 'INVALID_CONSENT', data, key, { subject: c.phone as string });
+  }
+  {
+    const { data, email } = lead('channel not consented');
+    (data.customer as Obj).preferred_contact = 'sms';
+    await aapPath('AAP CONTACT_CONSENT_REQUIRED (channel)', 'CONTACT_CONSENT_REQUIRED', data, key, { subject: email });
+  }
+  {
+    const { data, email } = lead('wrong condition');
+    (data.trade_in as Obj).condition = 'new';
+    await aapPath('AAP INVALID_CONDITION', 'INVALID_CONDITION', data, key, { subject: email });
+  }
+  {
+    const { data, email } = lead('test drive without vehicle');
+    delete data.vehicle_of_interest;
+    await aapPath('AAP MISSING_REQUIRED_FIELD', 'MISSING_REQUIRED_FIELD', data, key, { subject: email });
+  }
+  {
+    const { data, email } = lead('vehicle of interest unknown', {});
+    data.vehicle_of_interest = { vin: canaries.vin('unknown VIN (lead vehicle_of_interest)') };
+    await aapPath('AAP VEHICLE_NOT_FOUND (lead)', 'VEHICLE_NOT_FOUND', data, key, { subject: email });
+  }
+  // Idempotency: a first lead is stored, the same key with another body conflicts.
+  const idem = canaries.id('idempotency key', 'idem-canary-');
+  {
+    const first = lead('first lead', { idempotency_key: idem });
+    const ok = await call(url, message(rpcId(), first.data), headersFor(key));
+    expect(ok.text).toContain('lead.submit.response');
+    const second = lead('idempotency conflict', { idempotency_key: idem });
+    await aapPath('AAP IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_CONFLICT', second.data, key, { subject: second.email, idempotency: idem });
+  }
+  {
+    // The dealer's CRM fails on the 2nd new lead of a run.
+    const { data, email } = lead('crm fault', { idempotency_key: canaries.id('idempotency key (crm fault)', 'idem-canary-') });
+    await aapPath('AAP INTERNAL_ERROR', 'INTERNAL_ERROR', data, key, { subject: email });
+  }
+  {
+    const { data, email } = lead('appointment in the past');
+    (data.appointment as Obj).appointment_at = iso(t0 - 24 * HOUR_MS);
+    await aapPath('AAP APPOINTMENT_TIME_UNAVAILABLE', 'APPOINTMENT_TIME_UNAVAILABLE', data, key, { subject: email });
+  }
+  {
+    // Per-key token bucket of 20 with a frozen clock: the 21st call is rate limited.
+    const rlKey = canaries.id('AAP API key (rate limited)', 'sk_live_canary_');
+    for (let i = 0; i < 20; i++) await call(url, message(rpcId(), { type: 'dealer.information.request' }), headersFor(rlKey));
+    const { data, email } = lead('rate limited');
+    await aapPath('AAP RATE_LIMITED', 'RATE_LIMITED', data, rlKey, { subject: email });
+  }
+  {
+    // An x-api-key credential instead of a bearer token.
+    const apiKey = canaries.id('AAP x-api-key', 'xk_canary_');
+    const { authorization: _omit, ...base } = headersFor('unused');
+    const r = await call(url, message(rpcId(), { type: 'inventory.vehicle.request', vin: canaries.vin('unknown VIN (x-api-key)') }), { ...base, 'x-api-key': apiKey });
+    expectRow({ path: 'AAP VEHICLE_NOT_FOUND (x-api-key)', service: AAP_SERVICE, code: 'VEHICLE_NOT_FOUND', errorId: wireErrorId(r.json), credential: apiKey });
+  }
+  {
+    const taskId = canaries.id('task id (GetTask)', 'task-canary-');
+    const r = await call(url, { jsonrpc: '2.0', id: rpcId(), method: 'GetTask', params: { id: taskId } }, headersFor(key));
+    expectRow({ path: 'A2A -32001 task not found', service: AAP_SERVICE, code: 'TASK_NOT_FOUND', errorId: wireErrorId(r.json), credential: key });
+  }
+  {
+    const { data, email } = lead('unknown method');
+    const r = await call(url, { jsonrpc: '2.0', id: rpcId(), method: 'FetchEverything', params: { message: { parts: [{ data }] } } }, headersFor(key));
+    expectRow({ path: 'AAP -32601 method not found', service: AAP_SERVICE, code: '-32601', errorId: wireErrorId(r.json), credential: key, subject: email });
+  }
+  {
+    // SendMessage without a message: the demo's handler runs its skill dispatch first, so the
+    // empty payload is an unknown skill.
+    const { data } = lead('params without message');
+    const r = await call(url, { jsonrpc: '2.0', id: rpcId(), method: 'SendMessage', params: { customer: data.customer, notes: data.appointment } }, headersFor(key));
+    expectRow({ path: 'AAP SendMessage without a message', service: AAP_SERVICE, code: 'UNSUPPORTED_SKILL', errorId: wireErrorId(r.json), credential: key });
+  }
+  {
+    const { data } = lead('truncated body');
+    const text = JSON.stringify(message(rpcId(), data));
+    const r = await call(url, text.slice(0, text.indexOf('consent_text') + 60), headersFor(key));
+    expectRow({ path: 'AAP -32700 truncated body', service: AAP_SERVICE, code: '-32700', errorId: wireErrorId(r.json), credential: key });
+  }
+  {
+    const { data } = lead('wrong content type');
+    const r = await call(url, message(rpcId(), data), { ...headersFor(key), 'content-type': 'text/plain' });
+    expectRow({ path: 'AAP -32005 content type', service: AAP_SERVICE, code: 'CONTENT_TYPE_NOT_SUPPORTED', errorId: wireErrorId(r.json), credential: key });
+  }
+  {
+    const a = lead('batch call 1');
+    const b = lead('batch call 2');
+    // The SDK does not serve batches: one error answers the whole array.
+    const r = await call(url, [message(rpcId(), a.data), message(rpcId(), b.data)], headersFor(key));
+    const jsonrpcCode = (r.json as { error: { code: number } }).error.code;
+    expect(jsonrpcCode).toBeLessThan(-32000);
+    expectRow({ path: 'AAP batch', service: AAP_SERVICE, code: '', jsonrpcCode, errorId: wireErrorId(r.json), credential: key });
+  }
+
+  // The AAP test server (test/helpers): an SSE stream whose task fails, and AapErrors whose
+  // details echo the request (a dealer that puts PII in details or instanceLocation).
+  const helper: AapServer = await startAapServer({ triage });
+  servers.push(() => helper.close());
+  {
+    const { data, email } = lead('sse stream');
+    data.type = 'inventory.search.request';
+    data.crash = true;
+    const res = await fetch(helper.rpcUrl, { method: 'POST', headers: headersFor(key), body: JSON.stringify(message(rpcId(), data, 'SendStreamingMessage')) });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    await res.text();
+    expectRow({ path: 'AAP SSE stream, task failed', service: AAP_SERVICE, code: 'TASK_FAILED', errorId: null, credential: key, subject: email });
+  }
+  {
+    const { data, email } = lead('details echo (executor)');
+    const echoed = canaries.email('email echoed in details');
+    data.type = 'inventory.search.request';
+    data.fail = 'SCHEMA_VALIDATION_FAILED';
+    data.details = {
+      errors: [
+        { instanceLocation: `/customer/${echoed}`, keyword: 'format', error: `${echoed} is not a valid email` },
+        { instanceLocation: '/customer/email', keyword: 'format', error: `bad value ${echoed}` },
+      ],
+      echo: { customer: data.customer, notes: canaries.text('notes echoed in details', 'call me') },
+    };
+    await aapPath(
+      'AAP SCHEMA_VALIDATION_FAILED thrown in the executor, details echo PII',
+      'SCHEMA_VALIDATION_FAILED',
+      data,
+      key,
+      {
+        subject: email,
+        violations: [
+          { location: '/customer/*', keyword: 'format' },
+          { location: '/customer/email', keyword: 'format' },
+        ],
+      },
+      headersFor(key),
+      helper.rpcUrl,
+    );
+  }
+  {
+    const { data, email } = lead('details echo (handler)');
+    data.type = 'inventory.search.request';
+    data.failInHandler = 'RATE_LIMITED';
+    data.details = { retry_after_ms: 1500, customer: data.customer, consent_text: canaries.text('consent echoed in details', 'I agree') };
+    await aapPath('AAP RATE_LIMITED thrown in the handler, details echo PII', 'RATE_LIMITED', data, key, { subject: email }, headersFor(key), helper.rpcUrl);
+  }
+}
+
+// ---- the DMC-12 dealer (demo, node:http) and the DMC-12 test server --------------------------
+
+async function driveDmc12(call: Call, triage: Triage, logger: ReturnType<typeof captureLog>['logger']): Promise<void> {
+  const t0 = Date.now();
+  const dealer = new Dmc12Dealer({
+    inventory: demoInventory(),
+    rng: createRng(42),
+    rateLimit: { capacity: 25, refillPerSecond: 0.0001 },
+    ttlMs: 30 * 60_000,
+    dailyReservations: 1,
+    handoffFaultRate: 0,
+    now: () => t0,
+  });
+  const tokenA = canaries.id('DMC-12 API key A', 'dmc_key_canary_');
+  const tokenB = canaries.id('DMC-12 API key B', 'dmc_key_canary_');
+  const tokenC = canaries.id('DMC-12 API key C (rate limited)', 'dmc_key_canary_');
+  const server = createServer(triage.wrap(createDmc12Listener(dealer, new Set([tokenA, tokenB, tokenC]))));
+  const base = await listenLoopback(server);
+  servers.push(() => closeServer(server));
+  const url = `${base}/rpc`;
+  // The buyer side goes through the client adapter (its spans, metrics and log are read too).
+  const aapFetch = createAapFetch({ logger });
+  const headers = (token: string): Record<string, string> => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
+  let n = 0;
+  const tool = async (token: string, name: string, args: Obj): Promise<Http> => call(url, toolsCall(`dmc-${++n}`, name, args), headers(token), aapFetch);
+  const dmcPath = async (path: string, code: string, token: string, name: string, args: Obj, extra: Partial<Expectation> = {}): Promise<Http> => {
+    const r = await tool(token, name, args);
+    expectRow({ path, service: DMC_SERVICE, code, errorId: wireErrorId(r.json), credential: token, ...extra });
+    return r;
+  };
+  const handoffArgs = (path: string, reservationToken: string, over: Obj = {}): { args: Obj; email: string; phone: string } => {
+    const email = canaries.email(`${path} email`);
+    const phone = canaries.phone(`${path} phone`);
+    return {
+      email,
+      phone,
+      args: {
+        reservation_token: reservationToken,
+        customer: { name: canaries.text(`${path} customer name`, 'Jane'), email, phone },
+        customer_consent: { granted_at: iso(t0 - HOUR_MS), expires_at: iso(t0 + 24 * HOUR_MS) },
+        notes: canaries.text(`${path} notes`, 'Trade-in has a dent'),
+        ...over,
+      },
+    };
+  };
+
+  {
+    const bad = canaries.id('DMC-12 rejected bearer token', 'dmc_key_canary_');
+    const h = handoffArgs('401', 'rsv_none');
+    const r = await call(url, toolsCall(`dmc-${++n}`, 'initiate_deal_handoff', h.args), headers(bad));
+    expect(r.status).toBe(401);
+    expectRow({ path: 'DMC-12 -32001 / HTTP 401', service: DMC_SERVICE, code: '', errorId: wireErrorId(r.json), credential: bad, subject: h.email, httpStatus: 401, jsonrpcCode: -32001 });
+  }
+  {
+    // Plain fetch, not the client adapter: the adapter reports the tool name it sends as is (the
+    // buyer's own value); the server must allow-list it (`knownSkills`), which is what is tested.
+    const name = canaries.id('unknown tool name', 'canary_tool_');
+    const r = await call(url, toolsCall(`dmc-${++n}`, name, { note: canaries.text('unknown tool note', 'hello') }), headers(tokenA));
+    expect(r.text).toContain(name);
+    expectRow({ path: 'DMC-12 VALIDATION_FAILED (unknown tool)', service: DMC_SERVICE, code: 'VALIDATION_FAILED', errorId: wireErrorId(r.json), credential: tokenA });
+  }
+  await dmcPath('DMC-12 VEHICLE_NOT_FOUND (echoes the VIN)', 'VEHICLE_NOT_FOUND', tokenA, 'get_vehicle', { vin: canaries.vin('unknown VIN (DMC-12 get_vehicle)') });
+  await dmcPath('DMC-12 VEHICLE_UNAVAILABLE', 'VEHICLE_UNAVAILABLE', tokenA, 'request_quote', { vin: SOLD_VIN });
+  await dmcPath('DMC-12 QUOTE_NOT_FOUND (echoes the id)', 'QUOTE_NOT_FOUND', tokenA, 'create_reservation', { quote_id: canaries.id('quote id', 'q_canary_') });
+  await dmcPath('DMC-12 RESERVATION_NOT_FOUND (echoes the token)', 'RESERVATION_NOT_FOUND', tokenA, 'release_reservation', {
+    reservation_token: canaries.id('reservation token', 'rsv_canary_'),
+  });
+
+  const quoteA = (await tool(tokenA, 'request_quote', { vin: DMC_VINS[0] })).json as { result: { data: { quote_id: string } } };
+  const held = (await tool(tokenA, 'create_reservation', { quote_id: quoteA.result.data.quote_id })).json as { result: { data: { reservation_token: string } } };
+  const rsv = held.result.data.reservation_token;
+  expect(rsv).toMatch(/^rsv_/);
+  const quoteB = (await tool(tokenB, 'request_quote', { vin: DMC_VINS[0] })).json as { result: { data: { quote_id: string } } };
+  await dmcPath('DMC-12 RESERVATION_CONFLICT', 'RESERVATION_CONFLICT', tokenB, 'create_reservation', { quote_id: quoteB.result.data.quote_id });
+  await dmcPath('DMC-12 QUOTE_STATE', 'QUOTE_STATE', tokenA, 'create_reservation', { quote_id: quoteA.result.data.quote_id });
+  await dmcPath('DMC-12 NOT_AUTHORIZED', 'NOT_AUTHORIZED', tokenB, 'release_reservation', { reservation_token: rsv });
+  {
+    // The validation message echoes the bad phone (spec: "Validation-error messages you receive
+    // echo your own input"); the email is valid, so it is the subject.
+    const h = handoffArgs('hand-off bad phone', rsv);
+    const badPhone = canaries.badPhone('hand-off bad phone (echoed)');
+    (h.args.customer as Obj).phone = badPhone;
+    // Through withRetries, so the client's give-up log line is read too: not retryable, one attempt.
+    let last: Http | null = null;
+    const thrown = await withRetries(
+      async () => {
+        last = await tool(tokenA, 'initiate_deal_handoff', h.args);
+        return last;
+      },
+      { budget: createRetryBudget(), logger, sleep: async () => undefined },
+    ).catch((err: unknown) => err);
+    expect(thrown).toBeInstanceOf(DealerAgentError);
+    expect(thrown).toMatchObject({ code: 'VALIDATION_FAILED', stopReason: 'not-retryable' });
+    const r = last as unknown as Http;
+    expect(r.text).toContain(badPhone);
+    expectRow({ path: 'DMC-12 VALIDATION_FAILED (message echoes the bad phone)', service: DMC_SERVICE, code: 'VALIDATION_FAILED', errorId: wireErrorId(r.json), credential: tokenA, subject: h.email });
+  }
+  {
+    const h = handoffArgs('hand-off consent expired', rsv);
+    (h.args.customer_consent as Obj).expires_at = iso(t0 - 1000);
+    await dmcPath('DMC-12 CONSENT_INVALID', 'CONSENT_INVALID', tokenA, 'initiate_deal_handoff', h.args, { subject: h.email });
+  }
+  {
+    const h = handoffArgs('hand-off smtp fault', rsv);
+    await dmcPath('DMC-12 UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', tokenA, 'initiate_deal_handoff', h.args, { subject: h.email });
+    const sent = await tool(tokenA, 'initiate_deal_handoff', handoffArgs('hand-off sent', rsv).args);
+    expect(sent.text).toContain('"status":"sent"');
+  }
+  await dmcPath('DMC-12 RESERVATION_STATE', 'RESERVATION_STATE', tokenA, 'release_reservation', { reservation_token: rsv });
+  {
+    const stale = dealer.seedStale(tokenA, DMC_VINS[1], 2 * HOUR_MS);
+    await dmcPath('DMC-12 QUOTE_EXPIRED', 'QUOTE_EXPIRED', tokenA, 'create_reservation', { quote_id: stale.quoteId });
+    const h = handoffArgs('hand-off hold expired', stale.reservationToken);
+    await dmcPath('DMC-12 RESERVATION_EXPIRED', 'RESERVATION_EXPIRED', tokenA, 'initiate_deal_handoff', h.args, { subject: h.email });
+  }
+  {
+    const q = (await tool(tokenA, 'request_quote', { vin: DMC_VINS[2] })).json as { result: { data: { quote_id: string } } };
+    await dmcPath('DMC-12 RESERVATION_LIMIT', 'RESERVATION_LIMIT', tokenA, 'create_reservation', { quote_id: q.result.data.quote_id });
+  }
+  {
+    for (let i = 0; i < 25; i++) await tool(tokenC, 'search_inventory', { make: 'Honda' });
+    const h = handoffArgs('rate limited hand-off', 'rsv_unknown');
+    await dmcPath('DMC-12 RATE_LIMITED', 'RATE_LIMITED', tokenC, 'initiate_deal_handoff', h.args, { subject: h.email });
+  }
+  {
+    const h = handoffArgs('method not found', 'rsv_x');
+    const r = await call(url, { jsonrpc: '2.0', id: `dmc-${++n}`, method: 'resources/read', params: { arguments: h.args } }, headers(tokenA));
+    expectRow({ path: 'DMC-12 -32601', service: DMC_SERVICE, code: '-32601', errorId: wireErrorId(r.json), credential: tokenA });
+  }
+  {
+    const h1 = handoffArgs('demo batch 1', 'rsv_b1');
+    const h2 = handoffArgs('demo batch 2', 'rsv_b2');
+    const r = await call(url, [toolsCall(`dmc-${++n}`, 'initiate_deal_handoff', h1.args), toolsCall(`dmc-${++n}`, 'initiate_deal_handoff', h2.args)], headers(tokenA));
+    expectRow({ path: 'DMC-12 batch (demo answers -32600)', service: DMC_SERVICE, code: '-32600', errorId: wireErrorId(r.json), credential: tokenA });
+  }
+  {
+    const h = handoffArgs('truncated hand-off', 'rsv_t');
+    const text = JSON.stringify(toolsCall(`dmc-${++n}`, 'initiate_deal_handoff', h.args));
+    const r = await call(url, text.slice(0, text.indexOf('"notes"') + 20), headers(tokenA));
+    expectRow({ path: 'DMC-12 -32700 truncated body', service: DMC_SERVICE, code: '-32700', errorId: wireErrorId(r.json), credential: tokenA });
+  }
+
+  // The DMC-12 test server: a batch of result errors and a success, with a notification.
+  const helper: Dmc12Server = await startDmc12Server(triage);
+  servers.push(() => helper.close());
+  {
+    const h1 = handoffArgs('helper batch 1', 'rsv_h1');
+    const h2 = handoffArgs('helper batch 2', 'rsv_h2');
+    const h3 = handoffArgs('helper batch notification', 'rsv_h3');
+    const h4 = handoffArgs('helper batch legacy', 'rsv_h4');
+    const batch = [
+      toolsCall('hb-1', 'initiate_deal_handoff', { ...h1.args, fail: 'VALIDATION_FAILED', omitErrorId: true }),
+      toolsCall('hb-2', 'create_reservation', { ...h2.args, fail: 'RESERVATION_LIMIT', omitErrorId: true }),
+      { jsonrpc: '2.0', method: 'tools/call', params: { name: 'initiate_deal_handoff', arguments: h3.args } },
+      toolsCall('hb-3', 'search_inventory', { note: canaries.text('helper batch success note', 'fine') }),
+      toolsCall('hb-4', 'create_reservation', { ...h4.args, fail: 'RESERVATION_CONFLICT', legacyOnly: true }),
+    ];
+    const r = await call(helper.url, batch, DMC12_HEADERS);
+    const replies = r.json as Obj[];
+    const idOf = (id: string): string | null => wireErrorId(replies.find((x) => x.id === id));
+    const token = DMC12_HEADERS.authorization?.replace('Bearer ', '') ?? null;
+    expectRow({ path: 'DMC-12 batch VALIDATION_FAILED', service: DMC_SERVICE, code: 'VALIDATION_FAILED', errorId: idOf('hb-1'), credential: token, subject: h1.email });
+    expectRow({ path: 'DMC-12 batch RESERVATION_LIMIT', service: DMC_SERVICE, code: 'RESERVATION_LIMIT', errorId: idOf('hb-2'), credential: token, subject: h2.email });
+    expectRow({ path: 'DMC-12 batch legacy-only RESERVATION_CONFLICT', service: DMC_SERVICE, code: 'RESERVATION_CONFLICT', errorId: null, credential: token, subject: h4.email });
+  }
+}
+
+// ---- assertions --------------------------------------------------------------------------------
+
+/** The row of an expectation: by the wire error_id, else the only/first row of its service and code. */
+function rowOf(e: Expectation): Row | undefined {
+  if (e.errorId) return rows.find((r) => r.error_id === e.errorId);
+  return rows.find(
+    (r) =>
+      r.service === e.service &&
+      r.code === e.code &&
+      r.client === pseudonymizer.client(e.credential) &&
+      (e.subject === undefined || r.subject === pseudonymizer.subject(e.subject)),
+  );
+}
+
+describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
+  it('the detector finds a planted canary in every encoding it searches for', () => {
+    const f = new CanaryFactory();
+    f.email('planted email');
+    f.phone('planted phone');
+    const planted = f.all.flatMap(formsOf);
+    // raw, lower-cased, and 7 hashes each, plus the token and its upper case; a phone's
+    // normalised forms are its E.164 (the raw value itself) and its digits.
+    expect(planted.filter((x) => x.label === 'planted email').length).toBe(18);
+    expect(planted.filter((x) => x.label === 'planted phone').length).toBe(16);
+    for (const p of planted) {
+      const haystack = Buffer.concat([Buffer.from('\u0000noise\u0001'), Buffer.from(p.text, 'utf8'), Buffer.from('\u0002tail')]);
+      expect(leaksIn('h', haystack, planted), `${p.label} ${p.form}`).toContain(`h: ${p.label} as ${p.form} (${p.text})`);
+    }
+    expect(leaksIn('h', 'nothing to see', planted)).toEqual([]);
+  });
+
+  it('drove the servers with canaries that the wire itself echoes (the test is not vacuous)', () => {
+    expect(canaries.all.length).toBeGreaterThan(100);
+    expect(forms.length).toBeGreaterThan(canaries.all.length * 8);
+    // Dealers echo request values in messages and details: these canaries did reach the wire.
+    const echoed = canaries.all.filter((c) => wireText.includes(c.value));
+    expect(echoed.length).toBeGreaterThan(5);
+    expect(echoed.map((c) => c.label)).toEqual(
+      expect.arrayContaining(['unknown filter key', 'hand-off bad phone (echoed)', 'unknown VIN (DMC-12 get_vehicle)', 'quote id', 'reservation token']),
+    );
+  });
+
+  it('no canary in the database, -wal or -shm files read before the final checkpoint', () => {
+    expect([...beforeCheckpoint.keys()]).toEqual(expect.arrayContaining(['audit.db', 'audit.db-wal']));
+    // The WAL held the rows at that point (a committed error_id is in it).
+    const wal = beforeCheckpoint.get('audit.db-wal') as Buffer;
+    const someId = expectations.find((e) => e.errorId)?.errorId as string;
+    expect(wal.length).toBeGreaterThan(0);
+    expect(Buffer.concat([wal, beforeCheckpoint.get('audit.db') as Buffer]).includes(someId)).toBe(true);
+    const leaks = [...beforeCheckpoint].flatMap(([name, bytes]) => leaksIn(`${name} (before checkpoint)`, bytes, forms));
+    expect(leaks).toEqual([]);
+  });
+
+  it('no canary in the database files and the health file after shutdown()', () => {
+    expect(afterShutdown.has('audit.db')).toBe(true);
+    expect(afterShutdown.has('audit.db.health.json')).toBe(true);
+    const health = JSON.parse((afterShutdown.get('audit.db.health.json') as Buffer).toString('utf8')) as { state: string; written: number };
+    expect(health.state).toBe('ok');
+    const leaks = [...afterShutdown].flatMap(([name, bytes]) => leaksIn(name, bytes, forms));
+    expect(leaks).toEqual([]);
+  });
+
+  it('no canary in the captured log output', () => {
+    expect(logText).toContain('json-rpc error sent');
+    expect(leaksIn('log', logText, forms)).toEqual([]);
+  });
+
+  it('no canary in any exported span (names, attributes, events, status, links, resource)', () => {
+    expect(spans.filter((s) => s.status.code === 2).length).toBeGreaterThanOrEqual(expectations.length);
+    const leaks = spans.flatMap((s) =>
+      leaksIn(
+        `${s.kind === 2 ? 'CLIENT' : s.kind === 1 ? 'SERVER' : 'other'} span ${s.name} (${s.instrumentationScope.name}) id ${String(s.attributes['jsonrpc.request.id'] ?? '')}`,
+        JSON.stringify({
+          name: s.name,
+          attributes: s.attributes,
+          events: s.events,
+          status: s.status,
+          links: s.links,
+          resource: s.resource.attributes,
+          scope: s.instrumentationScope,
+        }),
+        forms,
+      ),
+    );
+    expect(leaks).toEqual([]);
+  });
+
+  it('no canary in the Prometheus scrapes of either service', () => {
+    expect(scrapes.get(AAP_SERVICE)).toContain('aap_server_errors');
+    expect(scrapes.get(DMC_SERVICE)).toContain('aap_server_errors');
+    const leaks = [...scrapes].flatMap(([job, text]) => leaksIn(`scrape ${job}`, text, forms));
+    expect(leaks).toEqual([]);
+  });
+
+  it('wrote one row per error path, each with the caller’s client pseudonym and the key id', () => {
+    const missing = expectations.filter((e) => !rowOf(e)).map((e) => e.path);
+    expect(missing).toEqual([]);
+    // One row per error call, nothing else (successes, the notification and the batch's success
+    // leave none); every expectation found a different row.
+    expect(rows).toHaveLength(expectations.length);
+    expect(new Set(expectations.map((e) => rowOf(e)?.error_id)).size).toBe(expectations.length);
+    for (const e of expectations) {
+      const row = rowOf(e) as Row;
+      if (e.code) expect(row.code, e.path).toBe(e.code);
+      expect(row.service, e.path).toBe(e.service);
+      expect(row.key_id, e.path).toBe(pseudonymizer.keyId);
+      if (e.httpStatus !== undefined) expect(row.http_status, e.path).toBe(e.httpStatus);
+      if (e.jsonrpcCode !== undefined) expect(row.jsonrpc_code, e.path).toBe(e.jsonrpcCode);
+      expect(row.client, e.path).not.toBeNull();
+      expect(row.client, e.path).toBe(pseudonymizer.client(e.credential));
+    }
+  });
+
+  it('counts traffic per client pseudonym (the credential itself is never a key)', () => {
+    for (const e of expectations) expect(trafficClients, e.path).toContain(pseudonymizer.client(e.credential));
+  });
+
+  it('sets the subject pseudonym where the request carried an email or phone, and the idempotency pseudonym', () => {
+    const withSubject = expectations.filter((e) => e.subject !== undefined);
+    expect(withSubject.length).toBeGreaterThan(15);
+    for (const e of withSubject) {
+      const row = rowOf(e) as Row;
+      expect(row.subject, e.path).toBe(pseudonymizer.subject(e.subject));
+      expect(row.subject, e.path).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    }
+    const idem = expectations.find((e) => e.idempotency !== undefined) as Expectation;
+    expect(rowOf(idem)?.idempotency).toBe(pseudonymizer.idempotency(idem.idempotency));
+  });
+
+  it('stores the unknown email filter key as /filters/* and sanitises pointers a dealer echoed', () => {
+    for (const e of expectations.filter((x) => x.violations)) {
+      expect(JSON.parse((rowOf(e) as Row).violations), e.path).toEqual(e.violations);
+    }
+  });
+});
