@@ -38,7 +38,10 @@ export interface ParsedError {
   code: string;
   /** JSON-RPC error code; null for errors inside a successful result. */
   jsonrpcCode: number | null;
-  /** Null when the envelope lost it; never defaulted. */
+  /**
+   * Null when the envelope lost it; never defaulted from a table — except DMC-12, where the code
+   * fixes it (spec/dmc12-errors.txt: "retryable is true only for the three transient classes").
+   */
   retryable: boolean | null;
   errorId: string | null;
   /** Milliseconds; from `retry_after_ms` or `retry_after_seconds` × 1000. */
