@@ -3,7 +3,7 @@
  * pseudonyms; the demo knows its buyers' API keys, so with the same key it can say which buyer a
  * storm is. A real operator does the same with `aap-triage hash <api key>` or `client:<api key>`.
  */
-import { loadPseudonymizer } from '../audit/index.js';
+import { loadPseudonymizer } from '../triage/store.js';
 import type { Persona } from './buyers/personas.js';
 
 /** Pseudonym → persona, for the key beside `dbPath` (empty when the key cannot be read). */

@@ -7,10 +7,12 @@
  */
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { openAuditReader } from '../audit/index.js';
+import { openAuditReader } from '../triage/store.js';
+import { computeStats, searchErrors } from '../triage/index.js';
+import { personas } from './buyers/personas.js';
 import { AAP_EXTENSION_URI, A2A_VERSION, DEMO_DEFAULTS } from './constants.js';
 import { createProgressBar } from './progress.js';
-import { analyseDemo, renderDemoReport, shellQuote, type DemoAnalysis } from './report.js';
+import { analyseDemo, clientLabel, renderDemoReport, shellQuote, type DemoAnalysis } from './report.js';
 import { runDemoTraffic, type DemoTraffic } from './run-demo.js';
 
 /** Options of {@link runDemoCommand}. */
@@ -19,7 +21,18 @@ export interface DemoCommandOptions {
   durationMs?: number;
   /** Database path as typed. @default ./aap-triage-demo.db */
   db?: string;
+  /**
+   * After the report (or when the terminal UI closes), leave both dealer agents listening on
+   * their loopback ports, print their URLs and sample `curl` commands, and wait for SIGINT or
+   * SIGTERM; then stop them and flush the audit store (calls made meanwhile are recorded).
+   * @default false
+   */
   keepServing?: boolean;
+  /**
+   * Seed of the simulation's PRNG: the buyers' API keys (so their `client` pseudonyms) and which
+   * calls hit the injected faults. The same seed gives the same scenario; timings still vary.
+   * Non-negative integer. @default 12
+   */
   seed?: number;
 }
 
@@ -34,21 +47,29 @@ export interface DemoIo {
 /** Exit codes (the CLI's): 0 ok, 2 usage, 3 environment. */
 const EXIT = { OK: 0, USAGE: 2, ENV: 3 } as const;
 
+/** All time, for the questions about a whole database. */
+const ALL_TIME = { since: 0, until: Number.MAX_SAFE_INTEGER } as const;
+
 /**
  * Refuses to delete a file that is not a demo database: only a missing file, an empty one, or an
- * audit database whose rows all come from the demo's services may be replaced.
- * Returns a one-line reason when it must not be removed.
+ * audit database whose rows all come from the demo's services may be replaced. Asks the store
+ * through the triage functions, as a user would (`searchErrors` with a `-service:` query over all
+ * time; `computeStats` for the traffic counters, which carry no query).
+ * Returns a one-line reason when it must not be removed, or null.
  */
 export function notADemoDatabase(dbPath: string): string | null {
   if (!existsSync(dbPath)) return null;
+  const demoServices = `${DEMO_DEFAULTS.aapService},${DEMO_DEFAULTS.dmc12Service}`;
   try {
     const db = openAuditReader(dbPath);
     try {
-      const other = db
-        .prepare('SELECT service FROM error_events WHERE service NOT IN (?, ?) UNION SELECT service FROM traffic WHERE service NOT IN (?, ?) LIMIT 1')
-        .pluck()
-        .get(DEMO_DEFAULTS.aapService, DEMO_DEFAULTS.dmc12Service, DEMO_DEFAULTS.aapService, DEMO_DEFAULTS.dmc12Service) as string | undefined;
-      return other === undefined ? null : `${dbPath} holds audit rows of service '${other}', not only the demo's`;
+      const other = searchErrors(db, `-service:${demoServices}`, ALL_TIME, { limit: 1, skipTotal: true }).rows[0];
+      if (other) return `${dbPath} holds audit rows of service '${other.service}', not only the demo's`;
+      // Traffic counters cannot be asked per service; a store with calls but not one demo error
+      // (every demo run records some within its first second) is someone else's.
+      const demoError = searchErrors(db, `service:${demoServices}`, ALL_TIME, { limit: 1, skipTotal: true }).rows[0];
+      if (!demoError && computeStats(db, null, ALL_TIME).traffic !== null) return `${dbPath} holds traffic counters but no demo errors`;
+      return null;
     } finally {
       db.close();
     }
@@ -60,6 +81,7 @@ export function notADemoDatabase(dbPath: string): string | null {
 /** Runs the demo command and resolves to its exit code. */
 export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): Promise<number> {
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
+  const seed = options.seed ?? DEMO_DEFAULTS.seed;
   const dbLabel = options.db ?? DEMO_DEFAULTS.dbPath;
   const dbPath = resolve(dbLabel);
   const refuse = notADemoDatabase(dbPath);
@@ -82,13 +104,14 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
 
   let run: DemoTraffic | undefined;
   try {
-    note(`aap-triage demo: Demo Motors dealer agents (AAP on @a2a-js/sdk, DMC-12) and 8 buyer agents, ${Math.round(durationMs / 1000)} s; audit database ${dbLabel}`);
+    const buyers = personas(seed).length;
+    note(`aap-triage demo: Demo Motors dealer agents (AAP on @a2a-js/sdk, DMC-12) and ${buyers} buyer agents, ${Math.round(durationMs / 1000)} s; audit database ${dbLabel}`);
     const bar = createProgressBar(io.stderr, 'traffic');
     try {
       run = await runDemoTraffic({
         durationMs,
         dbPath,
-        seed: options.seed ?? DEMO_DEFAULTS.seed,
+        seed,
         keepServing: options.keepServing ?? false,
         signal: abort.signal,
         onNotice: note,
@@ -101,8 +124,9 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
       return EXIT.ENV;
     }
     bar.done();
-    if (options.keepServing) await new Promise((r) => setTimeout(r, 2500)); // traffic counters flush every 2 s
-    const window = { since: run.startedAt - 60_000, until: Date.now() + 60_000 };
+    // With the servers still up, the traffic counters reach the store on their next periodic flush.
+    if (options.keepServing) await new Promise((r) => setTimeout(r, DEMO_DEFAULTS.trafficFlushIntervalMs + DEMO_DEFAULTS.trafficFlushSlackMs));
+    const window = { since: run.startedAt - DEMO_DEFAULTS.analysisMarginMs, until: Date.now() + DEMO_DEFAULTS.analysisMarginMs };
     const analysis = analyseDemo(run.dbPath, run.roster, window);
     const label = relativeLabel(dbLabel, dbPath);
     const interactive = await isInteractive(io);
@@ -111,7 +135,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
       note(stormLines(analysis).join('\n'));
       if (options.keepServing) note(servingText(run, label));
       const { runTui } = await import('../tui/index.js');
-      const { loadPseudonymizer } = await import('../audit/index.js');
+      const { loadPseudonymizer } = await import('../triage/store.js');
       let pseudonymizer = null;
       try {
         pseudonymizer = loadPseudonymizer({ dbPath, create: false });
@@ -151,7 +175,7 @@ function relativeLabel(typed: string, abs: string): string {
 
 function stormLines(a: DemoAnalysis): string[] {
   const lines = [`${a.errors} errors recorded; ${a.storms.length} retry storms found:`];
-  for (const { episode: e, buyer } of a.storms) lines.push(`  ${e.id}  client ${e.client}${buyer ? ` (buyer: ${buyer.name})` : ''}  ${e.codes.map((c) => c.code).join(', ')}`);
+  for (const { episode: e, buyer } of a.storms) lines.push(`  ${e.id}  ${clientLabel(e.client, buyer)}  ${e.codes.map((c) => c.code).join(', ')}`);
   lines.push(a.healthyFlagged.length === 0 ? 'Healthy buyers flagged: none. Opening the terminal UI on the Storms view (q quits)…' : `Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
   return lines;
 }

@@ -48,4 +48,19 @@ export const DEMO_DEFAULTS = {
   /** Service names written on audit rows. */
   aapService: 'demo-motors-aap',
   dmc12Service: 'demo-motors-dmc12',
+  /** How many dealer agents the demo runs (AAP and DMC-12); stated in its output. */
+  dealerAgents: 2,
+  /**
+   * Margin, ms, added on both sides of the traffic when the demo reads back its database: the
+   * triage functions group by whole minutes (storm minutes start on the minute), so a window that
+   * starts and ends a minute outside the run includes the first and last minute whole.
+   */
+  analysisMarginMs: 60_000,
+  /**
+   * With `--keep-serving`, how often the instrumentation writes its traffic counters, ms (the
+   * servers stay up, so no shutdown flush comes before the report); the report waits one interval
+   * plus `trafficFlushSlackMs` so it sees the whole run.
+   */
+  trafficFlushIntervalMs: 2000,
+  trafficFlushSlackMs: 500,
 } as const;

@@ -1,12 +1,15 @@
 /**
  * What the demo shows without a terminal UI: the errors recorded per protocol and code, the
  * retry storms found (with the buyer behind each pseudonym), the incident draft for the worst
- * storm, and the commands to explore further. Reads the audit store only through `src/triage`.
+ * storm, and the commands to explore further. Opens the store as the CLI does (`openAuditReader`
+ * from `src/triage/store`, read-only) and reads it only through `src/triage` (DESIGN §3: the demo
+ * uses the public entry points).
  */
-import { openAuditReader } from '../audit/index.js';
-import { draftIncident, findStorms, type IncidentDraft, type StormEpisode, type TimeWindow } from '../triage/index.js';
+import { openAuditReader } from '../triage/store.js';
+import { codeInfoFor, computeStats, draftIncident, findStorms, shortClient, type IncidentDraft, type StormEpisode, type TimeWindow } from '../triage/index.js';
 import type { Persona } from './buyers/personas.js';
 import { buyerNamesByClient } from './buyer-names.js';
+import { DEMO_DEFAULTS } from './constants.js';
 import type { BuyerReport } from './simulator.js';
 
 /** One storm and the buyer behind its client pseudonym (when the demo knows it). */
@@ -17,8 +20,9 @@ export interface DemoStorm {
 
 /** The demo's findings. */
 export interface DemoAnalysis {
-  /** Error rows per protocol and code, most frequent first. */
+  /** Error rows per protocol and code, most frequent first (`computeStats(…).byCode`). */
   codes: Array<{ protocol: string; code: string; count: number }>;
+  /** Error rows in the window. */
   errors: number;
   storms: DemoStorm[];
   /** Healthy buyers that were (wrongly) flagged; empty when the detector is right. */
@@ -32,16 +36,15 @@ export function analyseDemo(dbPath: string, roster: readonly Persona[], window: 
   const names = buyerNamesByClient(dbPath, roster);
   const db = openAuditReader(dbPath);
   try {
-    const codes = db
-      .prepare('SELECT protocol, code, COUNT(*) AS count FROM error_events WHERE occurred_at >= ? AND occurred_at < ? GROUP BY protocol, code ORDER BY count DESC, protocol, code')
-      .all(window.since, window.until) as DemoAnalysis['codes'];
+    const stats = computeStats(db, null, window);
+    const codes = stats.byCode.map((c) => ({ protocol: c.protocol, code: c.key, count: c.count }));
     const storms = findStorms(db, window).map((episode) => ({ episode, buyer: names.get(episode.client) }));
     const healthyFlagged = [...new Map(storms.filter((s) => s.buyer?.kind === 'healthy').map((s) => [s.buyer?.name, s.buyer as Persona])).values()];
     const worstStorm = [...storms].sort((a, b) => b.episode.retries - a.episode.retries)[0];
     const draft = worstStorm ? draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }) : undefined;
     return {
       codes,
-      errors: codes.reduce((n, c) => n + c.count, 0),
+      errors: stats.errors,
       storms,
       healthyFlagged,
       worst: worstStorm && draft ? { storm: worstStorm, draft } : undefined,
@@ -67,7 +70,7 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
 export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
   const out: string[] = [];
   const seconds = Math.round(run.durationMs / 1000);
-  out.push(`aap-triage demo: ${seconds} s of traffic from ${run.buyers.length} buyer agents to 2 dealer agents`, '');
+  out.push(`aap-triage demo: ${seconds} s of traffic from ${run.buyers.length} buyer agents to ${DEMO_DEFAULTS.dealerAgents} dealer agents`, '');
   out.push('Buyers');
   for (const b of run.buyers) {
     const s = b.stats;
@@ -76,15 +79,19 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
     );
   }
   out.push('', `Audit database ${run.dbLabel}: ${a.errors} errors recorded`);
-  for (const c of a.codes) out.push(`  ${c.protocol.padEnd(7)} ${c.code.padEnd(30)} ${String(c.count).padStart(5)}`);
+  for (const c of a.codes) {
+    const meaning = numericCodeMeaning(c.protocol, c.code);
+    out.push(`  ${c.protocol.padEnd(7)} ${c.code.padEnd(30)} ${String(c.count).padStart(5)}${meaning ? `  ${meaning}` : ''}`);
+  }
   out.push('', `Retry storms found: ${a.storms.length}`);
   for (const { episode: e, buyer } of a.storms) {
     const flags = Object.entries(e.flags)
       .filter(([, n]) => n > 0)
       .map(([f, n]) => `${f} ${n}`)
       .join(', ');
-    out.push(`  ${e.id}  client ${e.client}${buyer ? ` (buyer: ${buyer.name})` : ''}`);
-    out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)}); ${flags || 'no flags'}`);
+    out.push(`  ${e.id}  ${clientLabel(e.client, buyer)}`);
+    out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)})`);
+    out.push(`    flagged errors: ${flags || 'none'}`);
   }
   out.push(a.healthyFlagged.length === 0 ? '  Healthy buyers flagged: none' : `  Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
   if (a.worst) {
@@ -97,15 +104,33 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
   out.push(
     '',
     'Explore further',
-    `  aap-triage storms --db ${db} --since 1h`,
-    `  aap-triage search --db ${db} --since 1h code:RATE_LIMITED`,
-    `  aap-triage search --db ${db} --since 1h flag:retried_non_retryable`,
-    `  aap-triage draft --db ${db} --since 1h --storm ${stormId} --format md`,
-    `  aap-triage stats --db ${db} --since 1h`,
-    `  aap-triage tui --db ${db} --since 1h        (in a terminal)`,
+    `  npx aap-triage storms --db ${db} --since 1h`,
+    `  npx aap-triage search --db ${db} --since 1h code:RATE_LIMITED`,
+    `  npx aap-triage search --db ${db} --since 1h flag:retried_non_retryable`,
+    `  npx aap-triage draft --db ${db} --since 1h --storm ${stormId} --format md`,
+    `  npx aap-triage stats --db ${db} --since 1h`,
+    `  npx aap-triage tui --db ${db} --since 1h        (in a terminal)`,
     '',
   );
   return out.join('\n');
+}
+
+/**
+ * `client <short pseudonym> (buyer: name)`: the pseudonym in the short form the incident draft's
+ * subject uses (`shortClient`), and the buyer when the demo knows it.
+ */
+export function clientLabel(client: string, buyer: Persona | undefined): string {
+  return `client ${shortClient(client)}${buyer ? ` (buyer: ${buyer.name})` : ''}`;
+}
+
+/**
+ * What a bare JSON-RPC code (`-32001`) means, from the code tables (`codeInfoFor`), cut to its
+ * first clause; undefined for named codes, which speak for themselves, and for unknown ones.
+ */
+export function numericCodeMeaning(protocol: string, code: string): string | undefined {
+  if (!/^-\d+$/.test(code)) return undefined;
+  const meaning = codeInfoFor(protocol, code)?.meaning;
+  return meaning ? `— ${meaning.split('; ')[0]?.replace(/\.$/, '')}` : undefined;
 }
 
 /** Quotes a path for a POSIX shell when it needs it. */

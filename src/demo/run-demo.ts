@@ -76,7 +76,7 @@ export async function runDemoTraffic(options: DemoTrafficOptions = {}): Promise<
   // One key for both services, created quietly beside the database (<db>.key, mode 0600).
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const pseudonymizer = loadPseudonymizer({ dbPath, create: true, logger: quiet });
-  const common = { auditDb: dbPath, tracerProvider, pseudonymizer, logger: false as const, ...(options.keepServing ? { trafficFlushIntervalMs: 2000 } : {}) };
+  const common = { auditDb: dbPath, tracerProvider, pseudonymizer, logger: false as const, ...(options.keepServing ? { trafficFlushIntervalMs: DEMO_DEFAULTS.trafficFlushIntervalMs } : {}) };
   const aapTriage: Triage = createTriage({ ...common, serviceName: DEMO_DEFAULTS.aapService, requiredExtensionUri: AAP_EXTENSION_URI, aapForm: '2.0' });
   const dmcTriage: Triage = createTriage({ ...common, serviceName: DEMO_DEFAULTS.dmc12Service });
 

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { pino } from 'pino';
+import { loadPseudonymizer } from '../../src/audit/index.js';
 import { DEMO_DEFAULTS } from '../../src/demo/constants.js';
 import { startDealers } from '../../src/demo/dealers.js';
 import { personas } from '../../src/demo/buyers/personas.js';
@@ -46,6 +48,8 @@ export interface InstrumentedDemo {
 export async function startInstrumentedDemo(seed = 12): Promise<InstrumentedDemo> {
   const dir = mkdtempSync(join(tmpdir(), 'aap-triage-dash-'));
   const auditDb = join(dir, 'audit.db');
+  // The key is created here with a silent logger, so the test output has no "created pseudonym key" line.
+  const pseudonymizer = loadPseudonymizer({ dbPath: auditDb, create: true, logger: pino({ level: 'silent' }) });
   const aapJob = DEMO_DEFAULTS.aapService;
   const dmcJob = DEMO_DEFAULTS.dmc12Service;
 
@@ -54,7 +58,7 @@ export async function startInstrumentedDemo(seed = 12): Promise<InstrumentedDemo
   process.env.OTEL_EXPORTER_PROMETHEUS_HOST = '127.0.0.1';
   process.env.OTEL_EXPORTER_PROMETHEUS_PORT = String(aapPort);
   if (hasGlobalMeterProvider()) throw new Error('a meter provider is already registered; the env export would not start');
-  const aapTriage = createTriage({ serviceName: aapJob, auditDb, logger: false });
+  const aapTriage = createTriage({ serviceName: aapJob, auditDb, logger: false, pseudonymizer });
   if (!hasGlobalMeterProvider()) throw new Error('createTriage did not start the Prometheus export from OTEL_METRICS_EXPORTER');
 
   const dmcPort = await freePort();
@@ -62,7 +66,7 @@ export async function startInstrumentedDemo(seed = 12): Promise<InstrumentedDemo
     resource: resourceFromAttributes({ 'service.name': dmcJob }),
     readers: [new PrometheusExporter({ host: '127.0.0.1', port: dmcPort })],
   });
-  const dmcTriage = createTriage({ serviceName: dmcJob, auditDb, logger: false, meterProvider: dmcMeterProvider });
+  const dmcTriage = createTriage({ serviceName: dmcJob, auditDb, logger: false, pseudonymizer, meterProvider: dmcMeterProvider });
 
   const roster = personas(seed);
   const dealers = await startDealers({

@@ -21,6 +21,11 @@ export interface ValidationIssue {
 
 /** The AAP skills the demo dealer implements, in agent-card order. */
 export const AAP_SKILLS = ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit'] as const;
+/**
+ * One skill id of {@link AAP_SKILLS} (`'inventory.search'`): the agent card's `skills[].id` and,
+ * with `.request` appended, the `type` of the `parts[0].data` payload a buyer sends. A payload
+ * naming any other skill is UNSUPPORTED_SKILL (spec/aap-errors.txt "UNSUPPORTED_SKILL").
+ */
 export type AapSkill = (typeof AAP_SKILLS)[number];
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 20 };

@@ -37,11 +37,21 @@ export const BACKOFF = {
   margin: 1.3,
   /** Attempts in all (first + retries). */
   maxAttempts: 4,
+  /**
+   * Client-side retry budget: retries may be at most this share of the calls of the last
+   * `budgetWindowMs` (Google SRE per-client retry budget, 10 %), at least one. A polite client
+   * that keeps to it is never a storm by retry ratio, however unlucky its dealer is.
+   */
+  budgetRatio: 0.1,
+  budgetWindowMs: 60_000,
 } as const;
 
 /** The context one buyer runs in. */
 export class BuyerContext {
   readonly stats: BuyerStats = { requests: 0, errors: 0, retries: 0, codes: {} };
+  /** Send times (epoch ms) of recent calls and of recent retries, for the retry budget. */
+  private readonly recentCalls: number[] = [];
+  private readonly recentRetries: number[] = [];
 
   constructor(
     readonly persona: Persona,
@@ -78,7 +88,11 @@ export class BuyerContext {
   /** Counts one call's result; `retry` says whether it repeated an earlier call. */
   record(result: CallResult, retry = false): CallResult {
     this.stats.requests += 1;
-    if (retry) this.stats.retries += 1;
+    this.recentCalls.push(Date.now());
+    if (retry) {
+      this.stats.retries += 1;
+      this.recentRetries.push(Date.now());
+    }
     if (!result.ok) {
       this.stats.errors += 1;
       this.stats.codes[result.code] = (this.stats.codes[result.code] ?? 0) + 1;
@@ -91,16 +105,24 @@ export class BuyerContext {
     return this.sleep(minMs + this.rng.next() * (maxMs - minMs));
   }
 
+  /** True when one more retry keeps this buyer within its retry budget (BACKOFF.budgetRatio). */
+  private withinRetryBudget(): boolean {
+    const since = Date.now() - BACKOFF.budgetWindowMs;
+    for (const list of [this.recentCalls, this.recentRetries]) while (list.length > 0 && (list[0] as number) < since) list.shift();
+    return this.recentRetries.length + 1 <= Math.max(1, BACKOFF.budgetRatio * this.recentCalls.length);
+  }
+
   /**
    * Calls `fn` and retries it the polite way: only when the answer says `retryable: true`,
-   * waiting max(retry_after_ms, 1 s · 2^(n−1)) × 1.3–1.5, at most 4 attempts in all.
+   * waiting max(retry_after_ms, 1 s · 2^(n−1)) × 1.3–1.5, at most 4 attempts in all, and only
+   * while the retry budget allows.
    */
   async withRetry(fn: () => Promise<CallResult>): Promise<CallResult> {
     let result = this.record(await fn());
     for (let attempt = 2; attempt <= BACKOFF.maxAttempts && !result.ok && result.retryable === true; attempt++) {
       const backoff = Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** (attempt - 2));
       const wait = Math.max(result.retryAfterMs ?? 0, backoff) * (BACKOFF.margin + this.rng.next() * 0.2);
-      if (!(await this.sleep(wait))) return result;
+      if (!(await this.sleep(wait)) || !this.withinRetryBudget()) return result;
       result = this.record(await fn(), true);
     }
     return result;

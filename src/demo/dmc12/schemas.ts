@@ -15,6 +15,12 @@ export const DMC12_TOOLS = [
   'release_reservation',
   'initiate_deal_handoff',
 ] as const;
+/**
+ * One tool name of {@link DMC12_TOOLS} (`'create_reservation'`): the `params.name` of a JSON-RPC
+ * `tools/call`, whose `params.arguments` are checked against that tool's schema
+ * (VALIDATION_FAILED on failure, and for a name outside the list; spec/dmc12-errors.txt "The full
+ * code set").
+ */
 export type Dmc12Tool = (typeof DMC12_TOOLS)[number];
 
 const VIN = { type: 'string', pattern: '^[A-HJ-NPR-Z0-9]{17}$' };
