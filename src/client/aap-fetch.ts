@@ -7,12 +7,11 @@
  * `DealerAgentError` using `src/protocol/`'s parser (exchange.ts).
  */
 import { context, propagation, trace } from '@opentelemetry/api';
-import { HEADER_ATTEMPT } from './attributes.js';
 import { currentScope } from './call-scope.js';
 import { DealerAgentError } from './dealer-error.js';
 import { inspectJson } from './exchange.js';
 import type { Exchange, OpenCall } from './exchange.js';
-import { classifyRequest, isParseFailure } from './protocol-bridge.js';
+import { classifyRequest, DEFAULT_MAX_BYTES, HEADER_ATTEMPT, isParseFailure } from './protocol-bridge.js';
 import { bodyText } from './request-info.js';
 import { inspectStream } from './sse.js';
 import { createClientTelemetry, endCall, requestAttributes, startCallSpan } from './telemetry.js';
@@ -21,8 +20,11 @@ import { withRetries } from './with-retries.js';
 
 export { dealerErrorsOf, traceIdFromTraceresponse } from './exchange.js';
 
-/** Default `maxBodyBytes`: 8 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Default `maxBodyBytes`, bytes: 8 MiB (8,388,608), protocol's `DEFAULT_MAX_BYTES` — the largest
+ * response body the adapter reads and parses; a larger one goes to the caller uninspected.
+ */
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MAX_BYTES;
 
 /** The request's headers: a Request's own, overlaid with `init.headers` (as fetch merges them). */
 function mergedHeaders(input: string | URL | Request, init: RequestInit | undefined): Headers {

@@ -5,7 +5,7 @@
  * `dealerErrorsOf`. Internal except `dealerErrorsOf` and `traceIdFromTraceresponse`.
  */
 import type { Attributes, Span } from '@opentelemetry/api';
-import { HEADER_TRACERESPONSE } from './attributes.js';
+import { HEADER_TRACERESPONSE } from './protocol-bridge.js';
 import type { CallScope } from './call-scope.js';
 import { DealerAgentError } from './dealer-error.js';
 import { isParseFailure, matchBatch, parseResponse, readJsonBody } from './protocol-bridge.js';
@@ -92,6 +92,13 @@ function rawReply(value: unknown, id: string | number | null): unknown {
   );
 }
 
+/**
+ * Makes `errors` (found in `response`) visible to the caller, in three places: the registry
+ * `dealerErrorsOf(response)` reads (appended, as an SSE stream yields errors event by event),
+ * the enclosing call scope of `withRetries` / `callWithDetails` (how those helpers judge the
+ * attempt), and `options.onError`, called once per error in order. A throwing `onError` is
+ * swallowed so it cannot change what the SDK receives; never throws itself.
+ */
 export function record(errors: DealerAgentError[], response: Response, exchange: Exchange, options: AapFetchOptions): void {
   registry.set(response, [...(registry.get(response) ?? []), ...errors]);
   for (const e of errors) {
@@ -157,6 +164,16 @@ export function closeRemaining(exchange: Exchange, telemetry: ClientTelemetry, r
   }
 }
 
+/**
+ * Inspects a JSON (non-SSE) response: reads a clone of the body (so the caller's `response` stays
+ * unread), at most `maxBodyBytes` bytes — a larger declared `content-length` or body is passed
+ * through uninspected — and builds a `DealerAgentError` per error reply (errorsFromValue). Then
+ * ends every span still open (closeRemaining: a call left unanswered failed) and records the
+ * errors (`record`).
+ *
+ * @returns the errors found, in reply order; empty for a success, an unreadable or oversized
+ *   body, or a body that is not JSON-RPC. Never rejects: a failed read counts as no errors.
+ */
 export async function inspectJson(
   response: Response,
   exchange: Exchange,

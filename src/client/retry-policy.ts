@@ -7,6 +7,7 @@
  * RATE_LIMITED (wait `details.retry_after_ms` / `retry_after_seconds`) and "Buyer agents MUST honor
  * the value the dealer returns rather than the table default".
  */
+import { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, BACKOFF_MULTIPLIER } from './protocol-bridge.js';
 import type {
   JitterMode,
   RetryBudget,
@@ -16,11 +17,15 @@ import type {
   RetryPolicyOptions,
 } from './types.js';
 
-/** Every default of the policy and the budget, in one place (units in the names: ms). */
+/**
+ * Every default of the policy and the budget, in one place (units in the names: ms). Base delay
+ * and multiplier are DMC-12's backoff (protocol's `BACKOFF_BASE_MS`, `BACKOFF_MULTIPLIER`: 1 s → 2 s
+ * → 4 s); 4 attempts, the 20 s cap, full jitter and the budget are the issue's client defaults.
+ */
 export const RETRY_DEFAULTS = {
   maxAttempts: 4,
-  baseDelayMs: 1000,
-  multiplier: 2,
+  baseDelayMs: BACKOFF_BASE_MS,
+  multiplier: BACKOFF_MULTIPLIER,
   maxDelayMs: 20_000,
   jitter: 'full' as JitterMode,
   maxRetryAfterMs: 60_000,
@@ -98,7 +103,10 @@ export function backoffCeilingMs(attempt: number, policy: ResolvedRetryPolicy): 
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * policy.multiplier ** (attempt - 1));
 }
 
-/** Applies the jitter mode to a backoff ceiling with the given random number in [0, 1). */
+/**
+ * Applies the jitter mode to a backoff ceiling (ms) with the given random number in [0, 1); ms.
+ * `bounded` stays within protocol's `BACKOFF_JITTER_TOLERANCE` (±20 %, DESIGN §6) of the ceiling.
+ */
 export function jitterMs(ceilingMs: number, mode: JitterMode, random: number): number {
   switch (mode) {
     case 'full':
@@ -106,7 +114,7 @@ export function jitterMs(ceilingMs: number, mode: JitterMode, random: number): n
     case 'equal':
       return ceilingMs / 2 + (ceilingMs / 2) * random;
     case 'bounded':
-      return ceilingMs * (0.8 + 0.4 * random);
+      return ceilingMs * (1 - BACKOFF_JITTER_TOLERANCE + 2 * BACKOFF_JITTER_TOLERANCE * random);
     case 'none':
       return ceilingMs;
   }

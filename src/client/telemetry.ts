@@ -9,6 +9,7 @@ import type { Attributes, Counter, Histogram, Span, Tracer } from '@opentelemetr
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import {
+  allowListedSkill,
   ATTR_AAP_ERROR_CODE,
   ATTR_AAP_ERROR_ID,
   ATTR_AAP_ERROR_RETRYABLE,
@@ -27,11 +28,11 @@ import {
   CLIENT_METRIC_ATTRIBUTES,
   CLIENT_METRICS,
   KNOWN_RPC_METHODS,
+  KNOWN_SKILLS,
   RPC_METHOD_OTHER,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
-} from './attributes.js';
+} from './protocol-bridge.js';
 import type { DealerAgentError } from './dealer-error.js';
-import { allowListedSkill, KNOWN_SKILLS } from './protocol-bridge.js';
 import type { CallInfo } from './request-info.js';
 import type { ClientTelemetryOptions, StopReason } from './types.js';
 
@@ -47,6 +48,8 @@ export interface ClientTelemetry {
 }
 
 const DEFAULT_KNOWN_SKILLS: ReadonlySet<string> = new Set(KNOWN_SKILLS);
+/** `rpc.method` allow-list: protocol's, the same list the server side reports by name. */
+const KNOWN_METHODS: ReadonlySet<string> = new Set(KNOWN_RPC_METHODS);
 
 /** The `knownSkills` option as a set. @throws TypeError when it is not an array of strings. */
 function knownSkillsOption(value: unknown): ReadonlySet<string> {
@@ -110,7 +113,7 @@ export function requestAttributes(call: CallInfo | undefined, attempt: number | 
     [ATTR_JSONRPC_PROTOCOL_VERSION]: '2.0',
   };
   const method = call?.method ?? null;
-  if (method !== null && KNOWN_RPC_METHODS.has(method)) {
+  if (method !== null && KNOWN_METHODS.has(method)) {
     attrs[ATTR_RPC_METHOD] = method;
   } else {
     attrs[ATTR_RPC_METHOD] = RPC_METHOD_OTHER;

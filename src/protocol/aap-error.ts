@@ -8,6 +8,8 @@ import { type AapErrorMember, type AapForm, buildAapError } from './builders/aap
 import { checkErrorId, checkMessage, jsonCopy, toCreatedAt } from './builders/common.js';
 
 const BRAND = Symbol.for('aap-triage.AapError');
+/** Global hook an instrumentation may install; called with each new `AapError`. */
+const AAP_ERROR_CREATED = Symbol.for('aap-triage.aap-error-created');
 
 /** Options of the `AapError` constructor. */
 export interface AapErrorOptions {
@@ -63,6 +65,11 @@ export class AapError extends Error {
     this.errorId = options.errorId === undefined ? mintErrorId() : checkErrorId(options.errorId);
     this.createdAt = toCreatedAt(options.createdAt);
     Object.defineProperty(this, BRAND, { value: true });
+    // Lets an instrumentation that is handling the current request correlate this instance with
+    // what the server sends for it (aap-triage's server instrumentation installs the hook). Kept
+    // as a global symbol so protocol stays import-free and does no I/O.
+    const created = (globalThis as unknown as Record<symbol, unknown>)[AAP_ERROR_CREATED];
+    if (typeof created === 'function') (created as (error: AapError) => void)(this);
   }
 }
 

@@ -1,13 +1,27 @@
 /**
  * `aap-triage/protocol`: the protocol knowledge every other part reads. Code tables as data,
- * envelope builders and parsers for each wire form, and the conformance checker. No I/O.
+ * envelope builders and parsers for each wire form, the conformance checker, and the names and
+ * retry numbers both the server side and the client share. No I/O.
  */
 export type { ErrorEvent, ErrorProtocol, RetryFlag, TrafficSample, Violation } from './error-event.js';
 export { RETRY_FLAGS } from './error-event.js';
 export type { A2AErrorInfo, AapCodeInfo, CallOutcome, CodeInfo, Dmc12CodeInfo, ParsedError, WireForm } from './types.js';
 export * from './codes/index.js';
 export { ERROR_ID_PATTERN, mintErrorId } from './error-id.js';
-export { AAP_SKILLS, DMC12_TOOLS, KNOWN_SKILLS, SKILL_OTHER, allowListedSkill, type AapSkill, type Dmc12Tool } from './skills.js';
+export {
+  A2A_RPC_METHODS,
+  AAP_SKILLS,
+  DMC12_RPC_METHODS,
+  DMC12_TOOLS,
+  KNOWN_RPC_METHODS,
+  KNOWN_SKILLS,
+  SKILL_OTHER,
+  allowListedSkill,
+  type AapSkill,
+  type Dmc12Tool,
+} from './skills.js';
+export * from './telemetry-names.js';
+export { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, BACKOFF_MULTIPLIER, MAX_ATTEMPTS_CAP, RETRY_WINDOW_MS } from './retry.js';
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_DEPTH,

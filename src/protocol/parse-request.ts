@@ -7,6 +7,7 @@ import type { CallOutcome } from './types.js';
 import { errorText, isObject, own, ownObject, ownString } from './extract.js';
 import { type BodyLimits, type ParseFailure, parseFailure, readJsonBody } from './json-body.js';
 import { type CallFamily, isResponseObject, parseCall, readId } from './parse-response.js';
+import { A2A_RPC_METHODS } from './skills.js';
 
 /** One call of a request body, as the instrumentation needs it. */
 export interface RequestCall {
@@ -27,30 +28,8 @@ export interface RequestCall {
   params: unknown;
 }
 
-/** A2A JSON-RPC method names, v1.0 and v0.3 (AAP runs on A2A). */
-export const A2A_METHODS: ReadonlySet<string> = new Set([
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-  'message/send',
-  'message/stream',
-  'tasks/get',
-  'tasks/cancel',
-  'tasks/resubscribe',
-  'tasks/pushNotificationConfig/set',
-  'tasks/pushNotificationConfig/get',
-  'tasks/pushNotificationConfig/list',
-  'tasks/pushNotificationConfig/delete',
-  'agent/getAuthenticatedExtendedCard',
-]);
+/** A2A JSON-RPC method names, v1.0 and v0.3 (AAP runs on A2A), as a set (`A2A_RPC_METHODS`). */
+export const A2A_METHODS: ReadonlySet<string> = new Set(A2A_RPC_METHODS);
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 

@@ -1,7 +1,8 @@
 /**
- * The skill and tool names aap-triage knows, as data: the one list both sides allow-list
- * `aap.skill` against (DESIGN §4: metric attributes must stay low-cardinality, and a skill or tool
- * name comes from the request, so any other name is reported as `_OTHER`).
+ * The skill, tool and JSON-RPC method names aap-triage knows, as data: the lists both sides
+ * allow-list `aap.skill` and `rpc.method` against (DESIGN §4: metric attributes must stay
+ * low-cardinality, and a skill, tool or method name comes from the request, so any other name is
+ * reported as `_OTHER`).
  */
 
 /**
@@ -45,6 +46,47 @@ export type Dmc12Tool = (typeof DMC12_TOOLS)[number];
  * instrumentation's and the client's `knownSkills` options default to it.
  */
 export const KNOWN_SKILLS: readonly string[] = Object.freeze([...AAP_SKILLS, ...DMC12_TOOLS]);
+
+/**
+ * A2A JSON-RPC method names, v1.0 then v0.3 (`message/send`, `tasks/*`, …): AAP runs
+ * on A2A, and buyers on older SDKs still send the v0.3 names.
+ */
+export const A2A_RPC_METHODS = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+  'message/send',
+  'message/stream',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
+  'agent/getAuthenticatedExtendedCard',
+] as const;
+
+/**
+ * JSON-RPC methods of DMC-12 dealers, which speak MCP's JSON-RPC: `tools/call` carries every tool
+ * (DESIGN §1), `initialize`, `tools/list` and `ping` are MCP's session methods.
+ */
+export const DMC12_RPC_METHODS = ['tools/call', 'tools/list', 'initialize', 'ping'] as const;
+
+/**
+ * The default allow-list of `rpc.method` values: the A2A methods (v1.0 and v0.3), then DMC-12's.
+ * Any other method is reported as `_OTHER` with the original in `rpc.method_original` (span
+ * only). The instrumentation's `knownMethods` default and the client's span names use it.
+ */
+export const KNOWN_RPC_METHODS: readonly string[] = Object.freeze([...A2A_RPC_METHODS, ...DMC12_RPC_METHODS]);
 
 /** `aap.skill` value for a skill or tool outside the allow-list (same value as `rpc.method`'s). */
 export const SKILL_OTHER = '_OTHER' as const;

@@ -7,7 +7,12 @@
  * The dealers' rate limiters and the client share one fake clock: the client's injected `sleep`
  * moves it, so waits are exact and the tests take no wall time. Expected waits are computed by
  * hand from the demo's token bucket (tokens refill at `refillPerSecond`; an empty bucket asks for
- * `ceil((1 - tokens) / refillPerSecond × 1000)` ms).
+ * `ceil((1 - tokens) / refillPerSecond × 1000)` ms). A frozen clock (`sleep` records the wait but
+ * time stands still) keeps a bucket empty: every call is rate limited, a failure flood.
+ *
+ * The demo AAP dealer is run with `aapForm: '2.0'` (src/demo/run-demo.ts) and speaks the 2.0 array
+ * form only, so reading the released (≤1.3) bare-object form is tested against the fixture dealer
+ * (aap-sdk.test.ts "is read in the released object form"), which can answer in either form.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -47,6 +52,27 @@ function sharedClock() {
       t += ms;
     },
     waits,
+  };
+}
+
+/** A clock that never moves: `sleep` records the wait (ms) and returns at once. */
+function frozenClock() {
+  const t = Date.UTC(2026, 10, 30, 9, 0, 0);
+  const waits: number[] = [];
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      waits.push(ms);
+    },
+    waits,
+  };
+}
+
+/** A fetch that notes the `aap-attempt` header of every POST before sending it on. */
+function attemptRecordingFetch(sent: (string | null)[]): typeof fetch {
+  return async (input, init) => {
+    if ((init?.method ?? 'GET').toUpperCase() === 'POST') sent.push(new Headers(init?.headers).get('aap-attempt'));
+    return fetch(input, init);
   };
 }
 
@@ -146,6 +172,79 @@ describe('the demo AAP dealer agent', () => {
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ code: 'VEHICLE_NOT_FOUND', attempt: 1, error_id: e.errorId, trace_id: e.traceId });
     expect(e.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+  it('stops retries under a failure flood: 4 + 4 + 1 requests, then budget-exhausted', async () => {
+    // Frozen clock: after the first call takes the one token, the bucket never refills, so every
+    // attempt is RATE_LIMITED with retry_after_ms = ceil((1 - 0) / 0.5 × 1000) = 2000.
+    const clock = frozenClock();
+    const { triage, rows } = startTriage();
+    const baseUrl = await startAapDemo(clock, triage.middleware());
+    const sent: (string | null)[] = [];
+    const client = await createSdkClient(baseUrl, createAapFetch({ fetch: attemptRecordingFetch(sent), logger: false }));
+    const serviceParameters = ServiceParameters.create(withA2AExtensions(AAP_EXTENSION_URI), bearer('test-buyer-0003'));
+    await client.sendMessage(searchMessage(), { serviceParameters });
+    sent.length = 0;
+
+    // Budget: 10 tokens, a retry costs 1, none below 5. Call 1 spends 3 (10 → 7), call 2 spends
+    // 3 (7 → 4), call 3 finds 4 < 5 and stops after its first attempt.
+    const budget = createRetryBudget();
+    const perCall: number[] = [];
+    const reasons: (string | null)[] = [];
+    for (let call = 0; call < 3; call++) {
+      const before = sent.length;
+      const e = (await withRetries(({ signal }) => client.sendMessage(searchMessage(), { serviceParameters, signal }), {
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0.5,
+        budget,
+        logger: false,
+      }).catch((x: unknown) => x)) as DealerAgentError;
+      expect(e).toBeInstanceOf(DealerAgentError);
+      reasons.push(e.stopReason);
+      perCall.push(sent.length - before);
+    }
+    expect(perCall).toEqual([4, 4, 1]);
+    expect(reasons).toEqual(['max-attempts', 'max-attempts', 'budget-exhausted']);
+    expect(budget.tokens).toBe(4);
+    // Each wait is the dealer's 2000 ms: above the jittered backoff (500, 1000, 2000 at random 0.5).
+    expect(clock.waits).toEqual(Array(6).fill(2000));
+
+    const audit = await rows();
+    expect(audit.map((r) => [r.code, r.retryable, r.retry_after_ms])).toEqual(Array(9).fill(['RATE_LIMITED', 1, 2000]));
+  });
+
+  it('sends the attempt header on every try, and each audit row carries that attempt and the ids the client quotes', async () => {
+    const clock = frozenClock();
+    const { triage, rows } = startTriage();
+    const baseUrl = await startAapDemo(clock, triage.middleware());
+    const sent: (string | null)[] = [];
+    const client = await createSdkClient(baseUrl, createAapFetch({ fetch: attemptRecordingFetch(sent), logger: false }));
+    const serviceParameters = ServiceParameters.create(withA2AExtensions(AAP_EXTENSION_URI), bearer('test-buyer-0004'));
+    await client.sendMessage(searchMessage(), { serviceParameters }); // takes the only token
+    sent.length = 0;
+
+    const e = (await withRetries(({ signal }) => client.sendMessage(searchMessage(), { serviceParameters, signal }), {
+      now: clock.now,
+      sleep: clock.sleep,
+      budget: createRetryBudget(),
+      logger: false,
+    }).catch((x: unknown) => x)) as DealerAgentError;
+    expect(e).toBeInstanceOf(DealerAgentError);
+    expect(e.stopReason).toBe('max-attempts');
+    expect(sent).toEqual(['1', '2', '3', '4']);
+
+    const audit = await rows();
+    expect(audit.map((r) => [r.code, r.attempt])).toEqual([
+      ['RATE_LIMITED', 1],
+      ['RATE_LIMITED', 2],
+      ['RATE_LIMITED', 3],
+      ['RATE_LIMITED', 4],
+    ]);
+    // What the buyer quotes in an incident email is what the operator finds in the audit store.
+    expect(e.attempts.map((a) => a.errorId)).toEqual(audit.map((r) => r.error_id));
+    expect(e.attempts.map((a) => a.traceId)).toEqual(audit.map((r) => r.trace_id));
+    expect(e.attempts.map((a) => a.retryAfterMs)).toEqual(audit.map((r) => r.retry_after_ms));
+    expect(audit.every((r) => /^[0-9a-f]{32}$/.test(r.trace_id ?? ''))).toBe(true);
   });
 });
 
