@@ -22,3 +22,17 @@ export function loadDriver(path: string): typeof BetterSqlite3 {
     );
   }
 }
+
+/**
+ * Whether better-sqlite3 loads and opens an in-memory database: null when it does, else the
+ * one-line `native-module` message (what failed and `npm rebuild better-sqlite3`). Never throws.
+ */
+export function nativeModuleProblem(): string | null {
+  try {
+    const Driver = loadDriver(':memory:');
+    new Driver(':memory:').close();
+    return null;
+  } catch (error) {
+    return error instanceof AuditStoreError ? error.message : `better-sqlite3 does not open a database (${String((error as Error).message).split('\n')[0]}): run npm rebuild better-sqlite3`;
+  }
+}

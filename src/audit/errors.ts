@@ -1,5 +1,5 @@
 /** Why an audit database cannot be read (see {@link AuditStoreError}). */
-export type AuditStoreErrorKind = 'missing' | 'unreadable' | 'not-an-audit-db' | 'schema-too-new' | 'native-module';
+export type AuditStoreErrorKind = 'missing' | 'unreadable' | 'not-an-audit-db' | 'schema-too-old' | 'schema-too-new' | 'native-module';
 
 /**
  * Thrown by `openAuditReader`, `pruneOlderThan` and `forgetSubject` when the store cannot be

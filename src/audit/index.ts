@@ -6,9 +6,9 @@ export { ERROR_EVENT_COLUMNS, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migra
 export type { AuditHealth, AuditSink } from './sink.js';
 export { openAuditSink } from './writer.js';
 export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
-export { AUDIT_SINK_DEFAULTS } from './options.js';
+export { AUDIT_SINK_DEFAULTS, DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from './options.js';
 export type { AuditSinkOptions } from './options.js';
-export { READER_BUSY_TIMEOUT_MS, openAuditReader } from './reader.js';
+export { READER_BUSY_TIMEOUT_MS, UPGRADE_HINT, openAuditReader } from './reader.js';
 export { AuditStoreError, PseudonymKeyError } from './errors.js';
 export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from './errors.js';
 export {
@@ -22,7 +22,10 @@ export type { PseudonymKind, Pseudonymizer, PseudonymizerOptions } from './pseud
 export { retryAfterFromDetails, sanitizeLegacyError, sanitizePointer } from './sanitize.js';
 export { DEFAULT_KNOWN_NAMES } from './known-names.js';
 export { DEFAULT_RETENTION_MS, forgetSubject, pruneOlderThan } from './maintenance.js';
-export type { PruneResult } from './maintenance.js';
+export type { ForgetResult, PruneResult } from './maintenance.js';
+export { inspectStore, migrateStore } from './inspect.js';
+export type { InspectOptions, StoreInspection } from './inspect.js';
+export { nativeModuleProblem } from './driver.js';
 export { readHealth } from './health.js';
 export type { AuditHealthFile } from './health.js';
 export type { AuditLogger } from './logger.js';

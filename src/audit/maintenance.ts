@@ -75,25 +75,49 @@ export function pruneOlderThan(path: string, olderThanMs: number, now: number = 
   }
 }
 
+/** What {@link forgetSubject} did and could not do. */
+export interface ForgetResult {
+  /** Rows of the subject deleted (matched under the current key). */
+  deleted: number;
+  /**
+   * Rows that have a subject but were written under another key (a `key_id` other than the
+   * current key's, or none): they could not be checked against this value.
+   */
+  otherKeyRows: number;
+  /** The distinct other `key_id`s of those rows, sorted (the keys that would be needed). */
+  otherKeyIds: string[];
+}
+
 /**
  * Delete every error_events row of one subject: the raw email or phone is pseudonymised with
  * the current key (normalised the same way as when written) and rows with that `subject` go.
- * Rows written under another key (`key_id`) cannot be matched; rotate keys with that in mind.
- * Returns the number of rows deleted. The raw value is never logged or stored.
+ * Rows written under another key (`key_id`) cannot be matched: they are counted, with their key
+ * ids, in `otherKeyRows` / `otherKeyIds` so the caller can say which key would be needed.
+ * The raw value is never logged or stored.
  *
  * @throws {AuditStoreError} when the database cannot be opened; TypeError when the value
  *   normalises to nothing (neither an email nor a phone).
  */
-export function forgetSubject(path: string, pseudonymizer: Pseudonymizer, emailOrPhone: string): number {
+export function forgetSubject(path: string, pseudonymizer: Pseudonymizer, emailOrPhone: string): ForgetResult {
   const subject = pseudonymizer.subject(emailOrPhone);
   if (subject === null) throw new TypeError('Expected an email address or a phone number to forget');
   const db = openAuditMaintenance(path);
   try {
-    return deleteInChunks(
+    const deleted = deleteInChunks(
       db,
       'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? LIMIT ?)',
       subject,
     );
+    const others = db
+      .prepare(
+        'SELECT key_id, count(*) AS n FROM error_events WHERE subject IS NOT NULL AND (key_id IS NULL OR key_id <> ?) GROUP BY key_id ORDER BY key_id',
+      )
+      .all(pseudonymizer.keyId) as { key_id: string | null; n: number }[];
+    return {
+      deleted,
+      otherKeyRows: others.reduce((a, r) => a + r.n, 0),
+      otherKeyIds: others.flatMap((r) => (r.key_id === null ? [] : [r.key_id])),
+    };
   } catch (error) {
     throw error instanceof AuditStoreError ? error : new AuditStoreError('unreadable', path, `forget failed: ${(error as Error).message}`, { cause: error });
   } finally {

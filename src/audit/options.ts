@@ -34,13 +34,16 @@ export interface AuditSinkOptions {
   knownNames?: ReadonlySet<string>;
 }
 
+/** Default `PRAGMA journal_size_limit` of the writer: the WAL is cut back to this after a checkpoint, bytes (64 MiB). */
+export const DEFAULT_JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /** Defaults, in one place. */
 export const AUDIT_SINK_DEFAULTS = {
   batchSize: 500,
   flushIntervalMs: 200,
   queueLimit: 10_000,
   busyTimeoutMs: 5_000,
-  journalSizeLimitBytes: 64 * 1024 * 1024,
+  journalSizeLimitBytes: DEFAULT_JOURNAL_SIZE_LIMIT_BYTES,
   idleCheckpointMs: 1_000,
   handleSignals: true,
   exitFlushTimeoutMs: 3_000,

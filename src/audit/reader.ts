@@ -29,8 +29,14 @@ function classify(error: unknown, path: string): AuditStoreError {
   });
 }
 
-/** Check the schema version of an open connection; throws {@link AuditStoreError}. */
-function checkVersion(db: BetterSqlite3.Database, path: string): number {
+/** The one-line advice for a database whose schema is older than this aap-triage's. */
+export const UPGRADE_HINT = 'run `aap-triage doctor --migrate` (or restart an instrumented server) to upgrade it';
+
+/**
+ * Check the schema version of an open connection; throws {@link AuditStoreError}
+ * (`schema-too-new`, `not-an-audit-db`, and with `allowOlder` false, `schema-too-old`).
+ */
+function checkVersion(db: BetterSqlite3.Database, path: string, allowOlder: boolean): number {
   const version = Number(db.pragma('user_version', { simple: true }));
   if (version > SCHEMA_VERSION) {
     throw new AuditStoreError('schema-too-new', path, `${path} has schema version ${version}, newer than this aap-triage's ${SCHEMA_VERSION}: upgrade aap-triage`);
@@ -38,18 +44,32 @@ function checkVersion(db: BetterSqlite3.Database, path: string): number {
   if (version === 0) {
     throw new AuditStoreError('not-an-audit-db', path, `${path} is not an aap-triage audit database (no schema version): check --db / AAP_TRIAGE_DB`);
   }
+  if (version < SCHEMA_VERSION && !allowOlder) {
+    throw new AuditStoreError('schema-too-old', path, `${path} has schema version ${version}, older than this aap-triage's ${SCHEMA_VERSION}: ${UPGRADE_HINT}`);
+  }
   return version;
 }
 
 /**
  * Open the audit database read-only (`readonly: true, fileMustExist: true`, busy timeout 5 s)
- * and check its schema version. A database with an older schema is first migrated by a short
- * read-write connection (a reader may be the first to run after an upgrade).
+ * and check its schema version. A reader never writes: a database with an older schema is not
+ * migrated here (a new index on a 10 M-row table would block a plain search for minutes) but
+ * refused with `schema-too-old`; `migrateStore` (the CLI's `doctor --migrate`) or the next
+ * writer to start upgrades it.
  *
- * @throws {AuditStoreError} `missing`, `unreadable`, `not-an-audit-db`, `schema-too-new`,
- *   `native-module`; the message is one line saying what to do.
+ * @throws {AuditStoreError} `missing`, `unreadable`, `not-an-audit-db`, `schema-too-old`,
+ *   `schema-too-new`, `native-module`; the message is one line saying what to do.
  */
 export function openAuditReader(path: string): BetterSqlite3.Database {
+  return openReadOnly(path, false).db;
+}
+
+/**
+ * The read-only connection behind {@link openAuditReader}; with `allowOlder`, an older schema is
+ * accepted and its version returned (for `inspectStore`).
+ * @throws {AuditStoreError}
+ */
+export function openReadOnly(path: string, allowOlder: boolean): { db: BetterSqlite3.Database; version: number; file: string } {
   const file = resolve(path);
   if (!existsSync(file)) {
     throw new AuditStoreError(
@@ -62,19 +82,8 @@ export function openAuditReader(path: string): BetterSqlite3.Database {
   let db: BetterSqlite3.Database | undefined;
   try {
     db = new Driver(file, { readonly: true, fileMustExist: true, timeout: READER_BUSY_TIMEOUT_MS });
-    const version = checkVersion(db, file);
-    if (version < SCHEMA_VERSION) {
-      db.close();
-      const writer = new Driver(file, { fileMustExist: true, timeout: READER_BUSY_TIMEOUT_MS });
-      try {
-        migrate(writer);
-      } finally {
-        writer.close();
-      }
-      db = new Driver(file, { readonly: true, fileMustExist: true, timeout: READER_BUSY_TIMEOUT_MS });
-      checkVersion(db, file);
-    }
-    return db;
+    const version = checkVersion(db, file, allowOlder);
+    return { db, version, file };
   } catch (error) {
     try {
       db?.close();
@@ -97,7 +106,7 @@ export function openAuditMaintenance(path: string): BetterSqlite3.Database {
   let db: BetterSqlite3.Database | undefined;
   try {
     db = new Driver(file, { fileMustExist: true, timeout: READER_BUSY_TIMEOUT_MS });
-    checkVersion(db, file);
+    checkVersion(db, file, true);
     migrate(db);
     db.pragma('secure_delete = ON');
     return db;

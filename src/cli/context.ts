@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuditStoreError, loadPseudonymizer, openAuditReader, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../audit/index.js';
+import { AuditStoreError, loadPseudonymizer, openAuditReader, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
 import type { Db, TimeWindow } from '../triage/index.js';
 import { parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
 
@@ -11,9 +11,15 @@ export const EXIT = Object.freeze({
   NOT_FOUND: 1,
   /** Usage or input error: bad flag, bad query, bad duration, bad value. */
   USAGE: 2,
-  /** Environment error: missing or unreadable database, native module, key file. */
+  /** Environment error: missing or unreadable database, schema too old or too new, native module, key file. */
   ENV: 3,
 });
+
+/** One day, ms. */
+export const DAY_MS = 86_400_000;
+
+/** Default window of search, stats, storms and draft when --since is not given: the last 24 h, in ms. */
+export const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Where the program writes; injectable so tests run `main` in-process. */
 export interface CliIo {
@@ -23,6 +29,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Clock, epoch ms. Default `Date.now`. */
   now: () => number;
+  /** Where `hash -` reads its value from. Default `process.stdin` (touched only by `hash -`). */
+  stdin?: AsyncIterable<string | Uint8Array>;
   /** Aborts long-running commands (`tail`); SIGINT does the same in a real process. */
   signal?: AbortSignal;
 }
@@ -140,8 +148,8 @@ export class CommandContext {
     return Number(raw);
   }
 
-  /** The window from `--since` / `--until` (durations count back from now), default the last `defaultMs`. */
-  window(cmd: Command, defaultMs: number): TimeWindow {
+  /** The window from `--since` / `--until` (durations count back from now), default the last `defaultMs` (24 h). */
+  window(cmd: Command, defaultMs: number = DEFAULT_WINDOW_MS): TimeWindow {
     const g = this.globals(cmd);
     const now = this.now();
     const at = (flag: string, raw: string | undefined, dflt: number): number => {
@@ -157,7 +165,10 @@ export class CommandContext {
   }
 }
 
-/** Maps store and key errors to one-line exit-3 errors; anything else passes through. */
+/**
+ * Maps store and key errors to one-line exit-3 errors (every `AuditStoreError` kind, including
+ * `schema-too-old`, whose message names `doctor --migrate`); anything else passes through.
+ */
 export function toCliError(error: unknown): unknown {
   if (error instanceof AuditStoreError) return new CliError(error.message, null, EXIT.ENV);
   if (error instanceof PseudonymKeyError) return new CliError(error.message, null, EXIT.ENV);

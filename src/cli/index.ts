@@ -21,6 +21,7 @@ export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<num
     stderr: io.stderr ?? process.stderr,
     env: io.env ?? process.env,
     now: io.now ?? Date.now,
+    ...(io.stdin ? { stdin: io.stdin } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
   };
   // `aap-triage … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.

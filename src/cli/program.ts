@@ -23,7 +23,8 @@ Exit codes:
   1  nothing found where that matters: unknown error id (show), trace id (trace),
      storm id or nothing to draft (draft)
   2  usage or input error: bad flag, bad query token, bad duration or value
-  3  environment error: missing or unreadable database, native module, key file
+  3  environment error: missing or unreadable database, schema too old (run
+     aap-triage doctor --migrate) or too new, native module, key file
 
 Times: durations (15m, 24h, 7d) count back from now; RFC 3339 times are absolute. Output times are UTC.
 `;

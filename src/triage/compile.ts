@@ -49,6 +49,21 @@ export function looksLikePseudonym(value: string): boolean {
   return value.length === PSEUDONYM_LENGTH && /^[A-Za-z0-9_-]+$/.test(value);
 }
 
+/**
+ * Whether a raw value looks like a customer's email or phone, the shapes `looksLikePseudonym`
+ * rules out: an email is `local@domain.tld` (no spaces); a phone is an optional `+` or `00`,
+ * then 10–15 digits, with spaces, dots, dashes or parentheses between them. API keys and other
+ * credentials (letters mixed with digits, no `@`) are neither. Used by `aap-triage hash` to pick
+ * the role of a value when `--as` is not given.
+ */
+export function looksLikeSubject(value: string): boolean {
+  const v = value.trim();
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) return true;
+  if (!/^\+?[\d\s().-]+$/.test(v)) return false;
+  const digits = v.replace(/\D/g, '').length;
+  return digits >= 10 && digits <= 15;
+}
+
 const EQ_COLUMN: Partial<Record<QueryTerm['field'], string>> = {
   code: 'code',
   skill: 'skill',

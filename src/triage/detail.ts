@@ -1,4 +1,5 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
+import { RETRY_WINDOW_MS } from '../protocol/index.js';
 import type { CodeInfo } from '../protocol/types.js';
 import { codeInfoFor } from './codes.js';
 import { ERROR_EVENT_SELECT, prepared, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
@@ -19,8 +20,8 @@ export interface DetailOptions {
   /** Most related rows returned per kind. Default 20. */
   relatedLimit?: number;
   /**
-   * How far either side of the error to look for the same fingerprint, ms. Default 600 000
-   * (10 min): the retry window of DESIGN §6, within which a repeat of a call counts as a retry.
+   * How far either side of the error to look for the same fingerprint, ms. Default `RETRY_WINDOW_MS`
+   * (600 000, 10 min): the retry window of DESIGN §6, within which a repeat of a call counts as a retry.
    */
   fingerprintWindowMs?: number;
 }
@@ -35,7 +36,7 @@ export function getError(db: Db, errorId: string, options: DetailOptions = {}): 
   if (!rec) return undefined;
   const error = toErrorEvent(rec);
   const limit = options.relatedLimit ?? 20;
-  const span = options.fingerprintWindowMs ?? 600_000;
+  const span = options.fingerprintWindowMs ?? RETRY_WINDOW_MS;
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
   const sameTrace = traceIds.length ? getTrace(db, traceIds, limit + 1).filter((r) => r.error_id !== errorId).slice(0, limit) : [];
   let sameFingerprint: ErrorEvent[] = [];

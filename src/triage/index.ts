@@ -5,7 +5,7 @@
  */
 export { parseQuery, QuerySyntaxError, FIELD_ALIASES } from './query.js';
 export type { Query, QueryTerm, QueryField, QueryOp } from './query.js';
-export { compileQuery, looksLikePseudonym } from './compile.js';
+export { compileQuery, looksLikePseudonym, looksLikeSubject } from './compile.js';
 export type { CompileContext, CompiledQuery, QueryPseudonymizer } from './compile.js';
 export { parseDuration, parseTimeSpec, resolveTimeSpec, formatUtc, formatUtcMinute, formatDuration } from './time.js';
 export type { TimeWindow, TimeSpec } from './time.js';
@@ -16,7 +16,7 @@ export type { SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBuc
 export { getError, getTrace } from './detail.js';
 export type { ErrorDetail, DetailOptions } from './detail.js';
 export { codeInfoFor } from './codes.js';
-export { computeStats, listGaps } from './stats.js';
+export { computeStats, describeGap, listGaps } from './stats.js';
 export type { Stats, CountRow, RetryableSplit, AuditGap } from './stats.js';
 export { detectStorms, STORM_DEFAULTS } from './storm-detect.js';
 export type { StormThresholds, StormMinute, StormPoint, StormReason, DetectedStorm } from './storm-detect.js';

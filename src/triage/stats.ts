@@ -2,7 +2,7 @@ import { compileQuery } from './compile.js';
 import type { Query } from './query.js';
 import { prepared, type Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
-import type { TimeWindow } from './time.js';
+import { formatUtc, type TimeWindow } from './time.js';
 
 /** Errors split by the `retryable` the wire carried. */
 export interface RetryableSplit {
@@ -140,4 +140,13 @@ export function listGaps(db: Db, window: TimeWindow): AuditGap[] {
     db,
     'SELECT id, service, started_at, ended_at, dropped, reason FROM audit_gaps WHERE ended_at >= ? AND started_at < ? ORDER BY ended_at DESC, id DESC',
   ).all(window.since, window.until) as AuditGap[];
+}
+
+/**
+ * The one sentence every triage view shows for a gap record (issue: "N errors not recorded
+ * between t1 and t2"): `17 errors not recorded between 2026-11-30 10:01:00Z and 2026-11-30
+ * 10:02:00Z (queue-full)`. Times in UTC.
+ */
+export function describeGap(gap: Pick<AuditGap, 'dropped' | 'started_at' | 'ended_at' | 'reason'>): string {
+  return `${gap.dropped} error${gap.dropped === 1 ? '' : 's'} not recorded between ${formatUtc(gap.started_at)} and ${formatUtc(gap.ended_at)} (${gap.reason})`;
 }

@@ -1,9 +1,12 @@
 import { Box, useApp, useStdout } from 'ink';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { HelpLine } from './components/HelpLine.js';
+import { HINTS } from './hints.js';
 import { PromptBar } from './components/PromptBar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TABS, TitleBar } from './components/TitleBar.js';
+import { useDraft } from './hooks/use-draft.js';
+import { useFollowSelection } from './hooks/use-follow-selection.js';
 import { useKeys } from './hooks/use-keys.js';
 import { useRefresh } from './hooks/use-refresh.js';
 import { useSyncState } from './hooks/use-sync-state.js';
@@ -11,7 +14,7 @@ import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { keyToCommand } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
-import type { DraftDoc, DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, StormView, WindowSpec } from './types.js';
+import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, StormView, WindowSpec } from './types.js';
 import { clipboardEscape } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
@@ -59,6 +62,8 @@ const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
+/** A window longer than this (one day, ms) shows the date in the time column. */
+const SHOW_DATE_AFTER_MS = 86_400_000;
 
 /**
  * The terminal UI: one screen with the Errors, Detail, Storms, Draft and Help views, a status
@@ -146,59 +151,20 @@ export function App(props: AppProps) {
   );
 
   // Drafts are re-read on `r` (draftNonce), not on every refresh tick: the text would jump.
-  const draftDoc = useMemo(() => {
-    if (view !== 'draft' || !draftTarget) return { doc: null, problem: null };
-    try {
-      const doc = source.draft(draftTarget.target, resolved, refresh.at);
-      return { doc, problem: doc ? null : 'the draft selects no errors (pruned, or outside the window?)' };
-    } catch (err) {
-      return { doc: null, problem: `could not draft: ${(err as Error).message}` };
-    }
-  }, [source, view, draftTarget, draftNonce]); // resolved/refresh.at are read at draft time on purpose
-  const [eml, setEml] = useState<{ doc: DraftDoc; text: string } | null>(null);
-  useEffect(() => {
-    const doc = draftDoc.doc;
-    if (draftFormat !== 'eml' || !doc || eml?.doc === doc) return;
-    let live = true;
-    source.eml(doc, clock()).then(
-      (text) => live && setEml({ doc, text }),
-      (err: Error) => live && setEml({ doc, text: `could not build the .eml: ${err.message}` }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [source, draftFormat, draftDoc.doc, eml, clock]);
-  const draftText =
-    draftDoc.problem ??
-    (!draftDoc.doc
-      ? ''
-      : draftFormat === 'text'
-        ? draftDoc.doc.text
-        : draftFormat === 'md'
-          ? draftDoc.doc.markdown
-          : eml?.doc === draftDoc.doc
-            ? eml.text
-            : 'building the .eml…');
+  const { doc: draftDocument, text: draftText } = useDraft({
+    source,
+    active: view === 'draft',
+    target: draftTarget,
+    window: resolved,
+    now: refresh.at,
+    nonce: draftNonce,
+    format: draftFormat,
+    clock,
+  });
 
   const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
 
-  // Keep the selected error under the cursor when a refresh brings newer rows in on top (the
-  // list shifts down): unless the cursor is on the first row, which follows the newest, as
-  // `tail -f` does. A move by the operator (cursor changed) is left alone.
-  const follow = useRef<{ id: string | undefined; cursor: number; page: ErrorPage }>({ id: undefined, cursor: 0, page: EMPTY_PAGE });
-  useEffect(() => {
-    const f = follow.current;
-    const here = page.rows[errCursor - page.offset]?.error_id;
-    if (view === 'errors' && page !== f.page && errCursor === f.cursor && errCursor > 0 && f.id && here !== f.id) {
-      const j = page.rows.findIndex((r) => r.error_id === f.id);
-      if (j >= 0) {
-        const delta = page.offset + j - errCursor;
-        setErrCursor(errCursor + delta);
-        setErrTop((t) => t + delta);
-      }
-    }
-    follow.current = { id: here ?? f.id, cursor: errCursor, page };
-  }, [page, errCursor, view]);
+  useFollowSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
 
   // ---- helpers ----
   const total = page.total;
@@ -236,7 +202,7 @@ export function App(props: AppProps) {
     push({ view: 'draft' });
   };
   const write = (path?: string) => {
-    const doc = draftDoc.doc;
+    const doc = draftDocument;
     if (!draftTarget || !doc) return say('nothing to write: draft something first (d)', 'problem');
     const format = draftFormat;
     const stem = draftTarget.title;
@@ -521,7 +487,7 @@ export function App(props: AppProps) {
           filterInput={mode === 'filter' ? input : null}
           queryError={mode === 'filter' ? inputError : queryError}
           scope={scope}
-          showDate={resolved.until - resolved.since > 86_400_000}
+          showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
           width={width}
           height={bodyHeight}
         />
@@ -564,47 +530,3 @@ export function App(props: AppProps) {
     </Box>
   );
 }
-
-const HINTS: Record<ViewName, readonly (readonly [string, string])[]> = {
-  errors: [
-    ['?', 'help'],
-    ['/', 'filter'],
-    ['Enter', 'detail'],
-    ['space', 'mark'],
-    ['d', 'draft'],
-    ['e/E', 'next/prev terminal'],
-    ['Tab', 'storms'],
-    [':', 'command'],
-    ['y/Y', 'copy id'],
-    ['q', 'quit'],
-  ],
-  detail: [
-    ['Esc', 'back'],
-    ['y', 'copy error_id'],
-    ['Y', 'copy trace_id'],
-    ['d', 'draft'],
-    ['j/k', 'scroll'],
-    ['q', 'quit'],
-  ],
-  storms: [
-    ['Enter', 'its errors'],
-    ['d', 'draft'],
-    ['j/k', 'move'],
-    ['Tab', 'draft view'],
-    [':since', '24h'],
-    ['?', 'help'],
-    ['q', 'quit'],
-  ],
-  draft: [
-    ['w', 'write file'],
-    ['f', 'format'],
-    ['j/k', 'scroll'],
-    ['Esc', 'back'],
-    ['?', 'help'],
-    ['q', 'quit'],
-  ],
-  help: [
-    ['any key', 'close'],
-    ['q', 'quit'],
-  ],
-};

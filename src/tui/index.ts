@@ -2,12 +2,9 @@
  * The terminal UI of aap-triage (issue 6): `runTui` for the CLI and the demo; the view models
  * and the data-source interface for anyone embedding the views.
  */
-// The reader and its error class, not the whole audit index (the writer, pseudonyms…): the
-// first frame waits for every module loaded here.
 import { statSync } from 'node:fs';
-import { AuditStoreError } from '../audit/errors.js';
-import { openAuditReader } from '../audit/reader.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
+import { AuditStoreError, openAuditReader } from '../triage/store.js';
 import { parseTimeSpec } from '../triage/time.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 import { createTriageSource } from './triage-source.js';

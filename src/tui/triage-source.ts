@@ -1,10 +1,10 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
-import { ERROR_EVENT_COLUMNS } from '../audit/schema.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { getError } from '../triage/detail.js';
 import { draftIncident, type DraftSource } from '../triage/draft.js';
 import { parseQuery, QuerySyntaxError } from '../triage/query.js';
-import { listGaps } from '../triage/stats.js';
+import { describeGap, listGaps } from '../triage/stats.js';
+import { ERROR_EVENT_COLUMNS } from '../triage/store.js';
 import type { Db } from '../triage/rows.js';
 import { errorHistogram, searchErrors } from '../triage/search.js';
 import { parseTimeSpec, resolveTimeSpec, type TimeWindow } from '../triage/time.js';
@@ -122,7 +122,14 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
     gaps(window) {
       const all = listGaps(db, { since: 0, until: Number.MAX_SAFE_INTEGER });
       const inWindow = all.filter((g) => g.ended_at >= window.since && g.started_at < window.until);
-      return { records: all.length, dropped: all.reduce((a, g) => a + g.dropped, 0), inWindow: inWindow.length };
+      // Newest first (listGaps' order), so the first in the window is the one the status line names.
+      const first = inWindow[0];
+      return {
+        records: all.length,
+        dropped: all.reduce((a, g) => a + g.dropped, 0),
+        inWindow: inWindow.length,
+        newest: first ? describeGap(first) : null,
+      };
     },
     draft(target, window, now) {
       const source: DraftSource =

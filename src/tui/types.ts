@@ -115,4 +115,9 @@ export interface GapSummary {
   readonly dropped: number;
   /** Gap records overlapping the current window. */
   readonly inWindow: number;
+  /**
+   * The newest gap record overlapping the window as the sentence every view uses
+   * (`7 errors not recorded between <t1> and <t2> (<reason>)`, UTC), or null when none does.
+   */
+  readonly newest: string | null;
 }

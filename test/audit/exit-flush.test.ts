@@ -30,4 +30,12 @@ describe('flushing when the host process ends', () => {
   it("commits queued rows on SIGTERM and leaves the exit to the host's own listener", async () => {
     expect(await runChild('sigterm-host', 123)).toMatchObject({ code: 7, stored: 123 });
   });
+
+  it('commits queued rows on SIGINT (Ctrl+C) and then dies by SIGINT when no other listener exists', async () => {
+    expect(await runChild('sigint', 123)).toMatchObject({ signal: 'SIGINT', stored: 123 });
+  });
+
+  it("commits queued rows on SIGINT and leaves the exit to the host's own listener", async () => {
+    expect(await runChild('sigint-host', 123)).toMatchObject({ code: 7, stored: 123 });
+  });
 });

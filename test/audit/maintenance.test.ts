@@ -54,16 +54,41 @@ describe('forgetSubject()', () => {
     const p = createPseudonymizer('maintenance-test-secret-0123456789');
     const w = new BetterSqlite3(t.db);
     migrate(w);
-    const insert = w.prepare('INSERT INTO error_events (error_id, occurred_at, service, protocol, rpc_method, code, subject) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const insert = w.prepare('INSERT INTO error_events (error_id, occurred_at, service, protocol, rpc_method, code, subject, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const subjects = [p.subject('jane.doe@example.com'), p.subject('+15555550123'), null, p.subject('jane.doe@example.com'), p.subject('other@example.com')];
-    subjects.forEach((subject, i) => insert.run(`err_${i}`, NOW + i, 's', 'aap', 'SendMessage', 'X', subject));
+    subjects.forEach((subject, i) => insert.run(`err_${i}`, NOW + i, 's', 'aap', 'SendMessage', 'X', subject, p.keyId));
     w.close();
-    expect(forgetSubject(t.db, p, '  JANE.DOE@example.com')).toBe(2);
-    expect(forgetSubject(t.db, p, '(555) 555-0123')).toBe(1);
-    expect(forgetSubject(t.db, p, 'nobody@example.com')).toBe(0);
+    const none = { otherKeyRows: 0, otherKeyIds: [] };
+    expect(forgetSubject(t.db, p, '  JANE.DOE@example.com')).toEqual({ deleted: 2, ...none });
+    expect(forgetSubject(t.db, p, '(555) 555-0123')).toEqual({ deleted: 1, ...none });
+    expect(forgetSubject(t.db, p, 'nobody@example.com')).toEqual({ deleted: 0, ...none });
     const db = rawDb(t.db);
     expect(db.prepare('SELECT error_id FROM error_events ORDER BY error_id').all()).toEqual([{ error_id: 'err_2' }, { error_id: 'err_4' }]);
     db.close();
     expect(() => forgetSubject(t.db, p, 'not a contact')).toThrow(TypeError);
+  });
+
+  it('counts, with their key ids, the rows with a subject written under other keys, which it cannot match', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const current = createPseudonymizer('maintenance-test-secret-0123456789');
+    const old = createPseudonymizer('maintenance-old-secret-9876543210ab');
+    const older = createPseudonymizer('maintenance-older-secret-00112233445');
+    expect(new Set([current.keyId, old.keyId, older.keyId]).size).toBe(3);
+    const w = new BetterSqlite3(t.db);
+    migrate(w);
+    const insert = w.prepare('INSERT INTO error_events (error_id, occurred_at, service, protocol, rpc_method, code, subject, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const rows: [string | null, string | null][] = [
+      [current.subject('jane.doe@example.com'), current.keyId],
+      [old.subject('jane.doe@example.com'), old.keyId], // the same customer under the old key: not matchable
+      [old.subject('other@example.com'), old.keyId],
+      [older.subject('+15555550123'), older.keyId],
+      [null, old.keyId], // no subject: nothing to check
+      [current.subject('other@example.com'), current.keyId],
+    ];
+    rows.forEach(([subject, keyId], i) => insert.run(`err_${i}`, NOW + i, 's', 'aap', 'SendMessage', 'X', subject, keyId));
+    w.close();
+    const result = forgetSubject(t.db, current, 'jane.doe@example.com');
+    expect(result).toEqual({ deleted: 1, otherKeyRows: 3, otherKeyIds: [old.keyId, older.keyId].sort() });
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -392,6 +393,153 @@ describe('doctor and the key file', () => {
       expect(ok.out).toMatch(new RegExp(`^OK +key +key ${pseudo.keyId} `, 'm'));
       const hashed = await run(['hash', '--db', copy.path, PARTNER_KEY], { AAP_TRIAGE_KEY: '' });
       expect(hashed.out).toBe(`${pseudo.client(PARTNER_KEY)}\n`);
+    } finally {
+      copy.cleanup();
+    }
+  });
+});
+
+describe('gap records in stats and search', () => {
+  let copy: ReturnType<typeof seededStore>;
+  beforeEach(() => {
+    copy = seededStore();
+    const db = new Database(copy.path);
+    const gap = db.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)');
+    gap.run('dealer-test', T0 + 5 * MIN, T0 + 6 * MIN, 17, 'queue_full');
+    gap.run('dealer-test', T0 + MIN, T0 + 2 * MIN + 30_000, 1, 'write_failed');
+    gap.run('dealer-test', T0 - 3 * 86_400_000, T0 - 3 * 86_400_000 + MIN, 99, 'queue_full'); // outside every window below
+    db.close();
+    return () => copy.cleanup();
+  });
+  const lines = ['17 errors not recorded between 2026-11-30 10:05:00Z and 2026-11-30 10:06:00Z (queue_full)', '1 error not recorded between 2026-11-30 10:01:00Z and 2026-11-30 10:02:30Z (write_failed)'];
+
+  it('stats prints one line per gap in the window, newest first', async () => {
+    const r = await run(['stats', '--db', copy.path, '--since', '2026-11-30T10:00:00Z']);
+    expect(r.code).toBe(0);
+    expect(r.out.trimEnd().split('\n').slice(-2)).toEqual(lines);
+    const later = await run(['stats', '--db', copy.path, '--since', '2026-11-30T10:03:00Z']);
+    expect(later.out.trimEnd().split('\n').slice(-1)).toEqual([lines[0]]);
+    expect(later.out).not.toContain('write_failed');
+  });
+
+  it('search notes the gaps on stderr in text mode only; --json stays an array of rows', async () => {
+    const r = await run(['search', '--db', copy.path, '--since', '2026-11-30T10:00:00Z', 'code:RATE_LIMITED']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(`${lines.join('\n')}\n`);
+    expect(r.out).not.toContain('not recorded');
+    const json = await run(['search', '--json', '--db', copy.path, '--since', '2026-11-30T10:00:00Z']);
+    expect(json.err).toBe('');
+    expect(Array.isArray(JSON.parse(json.out))).toBe(true);
+    const none = await run(['search', '--db', copy.path, '--since', '2026-11-30T10:30:00Z']);
+    expect(none.err).not.toContain('not recorded');
+  });
+});
+
+describe('a store with an older schema', () => {
+  let copy: ReturnType<typeof seededStore>;
+  beforeEach(() => {
+    copy = seededStore();
+    const db = new Database(copy.path);
+    // As an aap-triage before migration 2 left it.
+    db.exec('DROP INDEX error_events_retries');
+    db.pragma('user_version = 1');
+    db.close();
+    return () => copy.cleanup();
+  });
+
+  it('search exits 3 with one line naming doctor --migrate, and does not migrate', async () => {
+    const r = await run(['search', '--db', copy.path]);
+    expect(r.code).toBe(3);
+    expectOneLineError(r.err, /schema version 1, older than this aap-triage's \d+: run `aap-triage doctor --migrate`/);
+    const db = new Database(copy.path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+  });
+
+  it('doctor fails the database check; doctor --migrate upgrades it and then every check passes', async () => {
+    const before = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
+    expect(before.code).toBe(3);
+    expect(before.out).toMatch(/^FAIL +database +.*audit\.db \(schema 1 of \d+\): older than this aap-triage — run aap-triage doctor --migrate$/m);
+    const after = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
+    expect(after.code).toBe(0);
+    expect(after.out).toMatch(/^migrated schema from version 1 to \d+$/m);
+    expect(after.out).toMatch(/^OK +database +.*\(schema (\d+) of \1\)$/m);
+    expect(after.out).toMatch(/^OK +gaps /m);
+    const search = await run(['search', '--json', '--db', copy.path, '--since', '2026-11-30T10:00:00Z', '--limit', '1']);
+    expect(search.code).toBe(0);
+    const again = await run(['doctor', '--migrate', '--json', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
+    expect(again.err).toMatch(/^aap-triage: schema already at version \d+\n$/);
+    expect(JSON.parse(again.out)).toContainEqual(expect.objectContaining({ check: 'database', status: 'ok' }));
+  });
+});
+
+describe('hash picks the role', () => {
+  /** Like `run`, with `stdin` fed to the program. */
+  async function runWithStdin(args: string[], input: string): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const code = await main(['node', 'aap-triage', ...args], {
+      stdout: { write: (c: string | Uint8Array) => (out += String(c)) },
+      stderr: { write: (c: string | Uint8Array) => (err += String(c)) },
+      env: { AAP_TRIAGE_DB: store.path, AAP_TRIAGE_KEY: SECRET },
+      now: () => NOW,
+      stdin: Readable.from([Buffer.from(input, 'utf8')]),
+    });
+    return { code, out, err };
+  }
+
+  it.each([
+    [EMAIL, 'subject', 'it looks like an email or phone'],
+    ['+1 (555) 555-0123', 'subject', 'it looks like an email or phone'],
+    ['555.555.0123', 'subject', 'it looks like an email or phone'],
+    [PARTNER_KEY, 'client', 'it does not look like an email or phone'],
+    ['12345', 'client', 'it does not look like an email or phone'],
+  ] as const)('hashes %j as %s without --as, and says so on stderr', async (value, kind, why) => {
+    const r = await run(['hash', value], { AAP_TRIAGE_KEY: SECRET });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`${pseudo.lookup(kind, value)}\n`);
+    expect(r.err).toBe(`aap-triage: hashed as ${kind} (${why}; --as to choose)\n`);
+    const json = await run(['hash', '--json', value], { AAP_TRIAGE_KEY: SECRET });
+    expect(JSON.parse(json.out)).toEqual({ kind, pseudonym: pseudo.lookup(kind, value), key_id: pseudo.keyId });
+    expect(json.err).toBe('');
+  });
+
+  it('--as wins over the guess', async () => {
+    const r = await run(['hash', '--as', 'client', EMAIL], { AAP_TRIAGE_KEY: SECRET });
+    expect([r.out, r.err]).toEqual([`${pseudo.client(EMAIL)}\n`, 'aap-triage: hashed as client\n']);
+  });
+
+  it("reads the value from stdin for '-', dropping one final newline", async () => {
+    const r = await runWithStdin(['hash', '-'], `${EMAIL}\n`);
+    expect([r.code, r.out]).toEqual([0, `${pseudo.subject(EMAIL)}\n`]);
+    expect(r.err).toContain('hashed as subject');
+    const key = await runWithStdin(['hash', '--json', '-'], PARTNER_KEY);
+    expect(JSON.parse(key.out)).toEqual({ kind: 'client', pseudonym: pseudo.client(PARTNER_KEY), key_id: pseudo.keyId });
+  });
+});
+
+describe('forget and rows under other keys', () => {
+  it('warns in one line how many rows with a customer could not be checked and which key would be needed', async () => {
+    const copy = seededStore();
+    try {
+      const old = createPseudonymizer('an-older-secret-0123456789abcdef');
+      const db = new Database(copy.path);
+      insertEvents(db, [
+        event({ occurred_at: T0 + 50 * MIN, subject: pseudo.subject(EMAIL), key_id: pseudo.keyId }),
+        event({ occurred_at: T0 + 51 * MIN, subject: old.subject(EMAIL), key_id: old.keyId }),
+        event({ occurred_at: T0 + 52 * MIN, subject: old.subject('someone@example.com'), key_id: old.keyId }),
+      ]);
+      db.close();
+      const r = await run(['forget', '--db', copy.path, '--email', EMAIL], { AAP_TRIAGE_KEY: SECRET });
+      expect(r.code).toBe(0);
+      expect(r.out).toBe(`deleted 1 error recorded for that email (key ${pseudo.keyId})\n`);
+      // The seed's stray row with a subject was written under key 'testkey1'; ours under old.keyId twice.
+      const ids = [old.keyId, 'testkey1'].sort();
+      expect(r.err).toBe(
+        `aap-triage: warning: 3 rows with a customer written under another key (key ids ${ids.join(', ')}) could not be checked — rerun forget with --key-file set to the key file whose key id is ${ids.join(' / ')} (or AAP_TRIAGE_KEY set to that secret)\n`,
+      );
+      const json = await run(['forget', '--json', '--db', copy.path, '--email', EMAIL], { AAP_TRIAGE_KEY: SECRET });
+      expect(JSON.parse(json.out)).toEqual({ deleted: 0, key_id: pseudo.keyId, unchecked: { rows: 3, key_ids: ids } });
     } finally {
       copy.cleanup();
     }

@@ -4,15 +4,17 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPseudonymizer } from '../../src/audit/index.js';
 import { seededStore } from '../triage/seed.js';
 
 const root = join(import.meta.dirname, '..', '..');
 let store: ReturnType<typeof seededStore>;
 
-function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+function cli(args: string[], extra: { env?: Record<string, string>; input?: string } = {}): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(root, 'bin', 'aap-triage.js'), ...args], {
     cwd: store.dir,
-    env: { PATH: process.env['PATH'] ?? '', AAP_TRIAGE_DB: store.path },
+    env: { PATH: process.env['PATH'] ?? '', AAP_TRIAGE_DB: store.path, ...extra.env },
+    ...(extra.input !== undefined ? { input: extra.input } : {}),
     encoding: 'utf8',
     timeout: 20_000,
   });
@@ -34,6 +36,13 @@ beforeAll(() => {
 afterAll(() => store.cleanup());
 
 describe('bin/aap-triage.js', () => {
+  it("hash - reads the value from the process's stdin and hashes an email as a subject", () => {
+    const secret = 'process-test-secret-0123456789abcdef';
+    const pseudo = createPseudonymizer(secret);
+    const r = cli(['hash', '-'], { env: { AAP_TRIAGE_KEY: secret }, input: 'jo@example.com\n' });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, `${pseudo.subject('jo@example.com')}\n`, 'aap-triage: hashed as subject (it looks like an email or phone; --as to choose)\n']);
+  });
+
   it('exits 0 and prints JSON rows for a good search', () => {
     const r = cli(['search', '--json', '--since', '2026-11-30T09:00:00Z', '--until', '2026-11-30T11:00:00Z', 'code:RESERVATION_CONFLICT']);
     expect(r.status).toBe(0);

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileQuery, looksLikePseudonym, parseQuery, QuerySyntaxError, searchErrors } from '../../src/triage/index.js';
+import { compileQuery, describeGap, looksLikePseudonym, looksLikeSubject, parseQuery, QuerySyntaxError, searchErrors } from '../../src/triage/index.js';
 import { seededStore, STORM_CLIENT, T0 } from './seed.js';
 
 const ctx = { now: T0, window: { since: T0 - 3_600_000, until: T0 + 1 }, pseudonymizer: null };
@@ -137,5 +137,26 @@ describe('queries against a store', () => {
   it('finds the row whose error_id is an injection string by its exact id', () => {
     const res = searchErrors(db, `id:"err_quote'; DROP TABLE error_events;--"`, all, { now: T0 });
     expect(res.rows.map((r) => r.error_id)).toEqual(["err_quote'; DROP TABLE error_events;--"]);
+  });
+});
+
+describe('looksLikeSubject', () => {
+  it.each(['jo@example.com', ' Jo.Buyer+tag@Example.COM ', '+15555550123', '+1 (555) 555-0123', '555.555.0123', '0044 20 7946 0958'])('takes %j for an email or phone', (v) => {
+    expect(looksLikeSubject(v)).toBe(true);
+  });
+  it.each(['sk_test_partner_0001', 'client-42', '12345', '555-0123', '', 'jo@localhost', 'a b@example.com', '1234567890123456'])('does not take %j for one', (v) => {
+    expect(looksLikeSubject(v)).toBe(false);
+  });
+});
+
+describe('describeGap', () => {
+  it('is the one sentence the views show: count, UTC bounds, reason', () => {
+    const at = Date.UTC(2026, 10, 30, 10, 5, 0);
+    expect(describeGap({ dropped: 17, started_at: at, ended_at: at + 61_000, reason: 'queue_full' })).toBe(
+      '17 errors not recorded between 2026-11-30 10:05:00Z and 2026-11-30 10:06:01Z (queue_full)',
+    );
+    expect(describeGap({ dropped: 1, started_at: at, ended_at: at, reason: 'write_failed' })).toBe(
+      '1 error not recorded between 2026-11-30 10:05:00Z and 2026-11-30 10:05:00Z (write_failed)',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectStorms, STORM_DEFAULTS, type StormMinute } from '../../src/triage/index.js';
+import { RETRY_WINDOW_MS } from '../../src/protocol/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
 const MIN = 60_000;
@@ -89,5 +90,12 @@ describe('detectStorms', () => {
     expect(detectStorms(rows)).toEqual([]);
     expect(detectStorms(rows, { retryRatio: 0.1 }).map((s) => s.reasons)).toEqual([['retry-ratio']]);
     expect(STORM_DEFAULTS).toMatchObject({ retryRatio: 0.2, minRetriesPerMinute: 10, amplification: 1.5, amplificationMinutes: 2, windowMs: 600_000, attemptCap: 5, clientBudget: 0.1 });
+  });
+});
+
+describe('STORM_DEFAULTS', () => {
+  it("uses the protocol's retry window (DESIGN §6: 10 min), not a copy of its own", () => {
+    expect(STORM_DEFAULTS.windowMs).toBe(RETRY_WINDOW_MS);
+    expect(RETRY_WINDOW_MS).toBe(10 * 60_000);
   });
 });

@@ -188,3 +188,34 @@ describe('Errors view', () => {
     ui.close();
   });
 });
+
+describe('status line and gap records', () => {
+  const utc = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+
+  it('names the newest gap in the window as "N errors not recorded between t1 and t2 (reason)", with "+k more"', async () => {
+    // The seed's one gap: 7 errors, 20 to 19 minutes before the last seeded minute.
+    const one = `! 7 errors not recorded between ${utc(s.facts.base - 20 * 60_000)} and ${utc(s.facts.base - 19 * 60_000)} (queue-overflow)`;
+    let ui = renderApp(s, { columns: 240 });
+    await settle();
+    expect(ui.frame()).toContain(one);
+    expect(ui.frame()).not.toContain('more');
+    ui.close();
+
+    const db = new Database(s.path);
+    db.prepare(`INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES ('dealer-aap', ?, ?, 1, 'write-failed')`).run(
+      s.facts.base - 5 * 60_000,
+      s.facts.base - 4 * 60_000,
+    );
+    db.close();
+    ui = renderApp(s, { columns: 240 });
+    await settle();
+    expect(ui.frame()).toContain(`! 1 error not recorded between ${utc(s.facts.base - 5 * 60_000)} and ${utc(s.facts.base - 4 * 60_000)} (write-failed) +1 more`);
+    ui.close();
+
+    // A window that holds neither gap still says that errors were lost elsewhere.
+    ui = renderApp(s, { columns: 240, window: { since: '3m' } });
+    await settle();
+    expect(ui.frame()).toContain('! 2 gap records outside the window: 8 errors not recorded');
+    ui.close();
+  });
+});

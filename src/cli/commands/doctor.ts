@@ -1,9 +1,18 @@
-import { statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { AuditStoreError, loadPseudonymizer, openAuditReader, PseudonymKeyError, readHealth, SCHEMA_VERSION } from '../../audit/index.js';
-import { listGaps, type Db } from '../../triage/index.js';
-import { EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { listGaps } from '../../triage/index.js';
+import {
+  AuditStoreError,
+  DEFAULT_JOURNAL_SIZE_LIMIT_BYTES,
+  inspectStore,
+  loadPseudonymizer,
+  migrateStore,
+  nativeModuleProblem,
+  openAuditReader,
+  PseudonymKeyError,
+  readHealth,
+  type StoreInspection,
+} from '../../triage/store.js';
+import { DAY_MS, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 
 /** One doctor check: ok, a warning, a failure (exit 3), or skipped. */
 export interface DoctorCheck {
@@ -17,8 +26,13 @@ export interface DoctorCheck {
 const MIN_NODE: [number, number] = [20, 6];
 /** quick_check reads the whole file; beyond this size it runs only with --integrity. */
 const QUICK_CHECK_MAX_BYTES = 1 << 30;
-/** A WAL beyond this means checkpoints are starved (DESIGN §5 "WAL size bounded"). */
-const WAL_WARN_BYTES = 64 << 20;
+/**
+ * A WAL beyond the writer's default journal_size_limit means checkpoints are starved (DESIGN §5
+ * "WAL size bounded"): after a checkpoint the writer cuts the WAL back to that size.
+ */
+const WAL_WARN_BYTES = DEFAULT_JOURNAL_SIZE_LIMIT_BYTES;
+/** How far back the gaps check looks, ms (7 days). */
+const GAP_LOOKBACK_MS = 7 * DAY_MS;
 
 const mib = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MiB`;
 
@@ -32,62 +46,39 @@ export function runDoctor(dbPath: string, env: NodeJS.ProcessEnv, options: { key
     status: nodeOk ? 'ok' : 'fail',
     detail: nodeOk ? `v${process.versions.node}` : `v${process.versions.node} is too old — install Node ${MIN_NODE.join('.')} or later`,
   });
-  let nativeOk = true;
-  try {
-    const Driver = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { close(): void };
-    new Driver(':memory:').close();
-    checks.push({ check: 'native', status: 'ok', detail: 'better-sqlite3 loads' });
-  } catch (error) {
-    nativeOk = false;
-    checks.push({ check: 'native', status: 'fail', detail: `better-sqlite3 does not load (${String((error as Error).message).split('\n')[0]}) — run npm rebuild better-sqlite3` });
-  }
-  let db: Db | undefined;
-  if (nativeOk) {
+  const native = nativeModuleProblem();
+  checks.push(native === null ? { check: 'native', status: 'ok', detail: 'better-sqlite3 loads' } : { check: 'native', status: 'fail', detail: native });
+  let store: StoreInspection | undefined;
+  if (native === null) {
     try {
-      db = openAuditReader(dbPath);
-      const version = Number(db.pragma('user_version', { simple: true }));
-      checks.push({ check: 'database', status: 'ok', detail: `${dbPath} (schema ${version} of ${SCHEMA_VERSION})` });
+      store = inspectStore(dbPath, { quickCheckMaxBytes: options.integrity ? Number.POSITIVE_INFINITY : QUICK_CHECK_MAX_BYTES });
+      const schema = `schema ${store.schemaVersion} of ${store.expectedVersion}`;
+      checks.push(
+        store.schemaVersion < store.expectedVersion
+          ? { check: 'database', status: 'fail', detail: `${dbPath} (${schema}): older than this aap-triage — run aap-triage doctor --migrate` }
+          : { check: 'database', status: 'ok', detail: `${dbPath} (${schema})` },
+      );
     } catch (error) {
       const msg = error instanceof AuditStoreError ? error.message : String((error as Error).message).split('\n')[0];
       checks.push({ check: 'database', status: 'fail', detail: msg ?? 'cannot open' });
     }
   }
-  if (db) {
-    let size = 0;
-    try {
-      size = statSync(dbPath).size;
-    } catch {
-      // reported by the database check
-    }
-    if (size > QUICK_CHECK_MAX_BYTES && !options.integrity) {
-      checks.push({ check: 'integrity', status: 'skip', detail: `file is ${mib(size)}; run doctor --integrity to check it (reads the whole file)` });
+  if (store) {
+    if (store.quickCheck === null) {
+      checks.push({ check: 'integrity', status: 'skip', detail: `file is ${mib(store.fileBytes)}; run doctor --integrity to check it (reads the whole file)` });
     } else {
-      const result = String(db.pragma('quick_check', { simple: true }));
       checks.push(
-        result === 'ok'
+        store.quickCheck === 'ok'
           ? { check: 'integrity', status: 'ok', detail: 'quick_check ok' }
-          : { check: 'integrity', status: 'fail', detail: `quick_check: ${result} — restore from a backup or copy the rows out with sqlite3 .recover` },
+          : { check: 'integrity', status: 'fail', detail: `quick_check: ${store.quickCheck} — restore from a backup or copy the rows out with sqlite3 .recover` },
       );
     }
-    let wal = 0;
-    try {
-      wal = statSync(`${dbPath}-wal`).size;
-    } catch {
-      // no WAL file: nothing to report
-    }
     checks.push(
-      wal > WAL_WARN_BYTES
-        ? { check: 'wal', status: 'warn', detail: `WAL is ${mib(wal)} — a long-running reader is starving checkpoints; close idle aap-triage tail/tui sessions` }
-        : { check: 'wal', status: 'ok', detail: `WAL ${mib(wal)}` },
+      store.walBytes > WAL_WARN_BYTES
+        ? { check: 'wal', status: 'warn', detail: `WAL is ${mib(store.walBytes)} — a long-running reader is starving checkpoints; close idle aap-triage tail/tui sessions` }
+        : { check: 'wal', status: 'ok', detail: `WAL ${mib(store.walBytes)}` },
     );
-    const gaps = listGaps(db, { since: options.now - 7 * 86_400_000, until: options.now + 1 });
-    const dropped = gaps.reduce((a, g) => a + g.dropped, 0);
-    checks.push(
-      gaps.length
-        ? { check: 'gaps', status: 'warn', detail: `${dropped} errors seen but not recorded in the last 7 days (${gaps.length} gap records) — see aap-triage stats and the writer's logs` }
-        : { check: 'gaps', status: 'ok', detail: 'no gap records in the last 7 days' },
-    );
-    db.close();
+    if (store.schemaVersion === store.expectedVersion) checks.push(gapsCheck(dbPath, options.now));
   }
   try {
     const warnings: string[] = [];
@@ -120,6 +111,23 @@ export function runDoctor(dbPath: string, env: NodeJS.ProcessEnv, options: { key
   return checks;
 }
 
+/** The gap records of the last 7 days, as one check (through the read-only reader). */
+function gapsCheck(dbPath: string, now: number): DoctorCheck {
+  let db;
+  try {
+    db = openAuditReader(dbPath);
+    const gaps = listGaps(db, { since: now - GAP_LOOKBACK_MS, until: now + 1 });
+    const dropped = gaps.reduce((a, g) => a + g.dropped, 0);
+    return gaps.length
+      ? { check: 'gaps', status: 'warn', detail: `${dropped} errors seen but not recorded in the last 7 days (${gaps.length} gap records) — see aap-triage stats and the writer's logs` }
+      : { check: 'gaps', status: 'ok', detail: 'no gap records in the last 7 days' };
+  } catch (error) {
+    return { check: 'gaps', status: 'skip', detail: `cannot list gap records: ${String((error as Error).message).split('\n')[0]}` };
+  } finally {
+    db?.close();
+  }
+}
+
 /** `doctor`: checks the database, the key, the native module and Node, one line each. */
 export const doctorCommand: CommandModule = {
   name: 'doctor',
@@ -128,8 +136,20 @@ export const doctorCommand: CommandModule = {
       .command('doctor')
       .description('check the database (opens, schema, integrity, WAL), the key, the native module and Node; exit 3 on a failure')
       .option('--integrity', 'run quick_check even on a large file')
+      .option('--migrate', "first upgrade an older database to this aap-triage's schema (BEGIN IMMEDIATE; writers wait while it runs)")
       .action((_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
+        if (g['migrate']) {
+          let done;
+          try {
+            done = migrateStore(ctx.dbPath(cmd));
+          } catch (error) {
+            throw toCliError(error);
+          }
+          const line = done.from === done.to ? `schema already at version ${done.to}` : `migrated schema from version ${done.from} to ${done.to}`;
+          if (g.json) ctx.note(`aap-triage: ${line}`);
+          else ctx.out(line);
+        }
         const checks = runDoctor(ctx.dbPath(cmd), ctx.io.env, { keyFile: g.keyFile, integrity: Boolean(g['integrity']), now: ctx.now() });
         if (g.json) ctx.json(checks);
         else for (const c of checks) ctx.out(`${c.status.toUpperCase().padEnd(5)} ${c.check.padEnd(10)} ${c.detail}`);

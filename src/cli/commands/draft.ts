@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildIncidentEml, draftIncident, parseStormId, type DraftSource } from '../../triage/index.js';
-import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
 
 const FORMATS = ['text', 'md', 'eml'] as const;
@@ -42,7 +42,7 @@ export const draftCommand: CommandModule = {
         } else if (g['query'] !== undefined) {
           const query = parseQueryOrExit(String(g['query']));
           pseudonymizer = pseudonymizerFor(ctx, cmd, query);
-          source = { kind: 'query', query, window: ctx.window(cmd, 86_400_000) };
+          source = { kind: 'query', query, window: ctx.window(cmd, DEFAULT_WINDOW_MS) };
         } else {
           const bad = ids.find((id) => !/^[A-Za-z0-9_.:-]{1,128}$/.test(id));
           if (bad !== undefined) throw new CliError(`'${bad}' is not an error id`, 'error ids look like err_ followed by 32 hex digits', EXIT.USAGE);

@@ -1,6 +1,18 @@
 import type { Command } from 'commander';
-import { forgetSubject } from '../../audit/index.js';
+import { forgetSubject, type ForgetResult } from '../../triage/store.js';
 import { CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
+
+/**
+ * The one-line warning about rows written under other keys: they may hold the same customer
+ * but cannot be matched with the current key.
+ */
+export function otherKeyWarning(rows: number, keyIds: readonly string[]): string {
+  const ids = keyIds.length ? ` (key id${keyIds.length === 1 ? '' : 's'} ${keyIds.join(', ')})` : ' (no key id)';
+  const how = keyIds.length
+    ? `rerun forget with --key-file set to the key file whose key id is ${keyIds.join(' / ')} (or AAP_TRIAGE_KEY set to that secret)`
+    : 'they cannot be matched by any key';
+  return `aap-triage: warning: ${rows} row${rows === 1 ? '' : 's'} with a customer written under another key${ids} could not be checked — ${how}`;
+}
 
 /** `forget --email <e> | --phone <p>`: erase a customer's rows (DESIGN §5). */
 export const forgetCommand: CommandModule = {
@@ -19,14 +31,16 @@ export const forgetCommand: CommandModule = {
         const value = String(email ?? phone);
         const p = ctx.pseudonymizer(cmd, true);
         if (!p) throw new CliError('no pseudonym key', 'set AAP_TRIAGE_KEY or --key-file', EXIT.ENV);
-        let deleted: number;
+        let result: ForgetResult;
         try {
-          deleted = forgetSubject(ctx.dbPath(cmd), p, value);
+          result = forgetSubject(ctx.dbPath(cmd), p, value);
         } catch (error) {
           if (error instanceof TypeError) throw new CliError(`the ${email !== undefined ? 'email' : 'phone'} given normalises to nothing`, 'give a full email address or phone number', EXIT.USAGE);
           throw toCliError(error);
         }
-        if (g.json) ctx.json({ deleted, key_id: p.keyId });
+        const { deleted, otherKeyRows, otherKeyIds } = result;
+        if (otherKeyRows > 0) ctx.note(otherKeyWarning(otherKeyRows, otherKeyIds));
+        if (g.json) ctx.json({ deleted, key_id: p.keyId, unchecked: { rows: otherKeyRows, key_ids: otherKeyIds } });
         else ctx.out(`deleted ${deleted} error${deleted === 1 ? '' : 's'} recorded for that ${email !== undefined ? 'email' : 'phone'} (key ${p.keyId})`);
       });
   },

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { DEFAULT_RETENTION_MS, pruneOlderThan } from '../../audit/index.js';
+import { DEFAULT_RETENTION_MS, pruneOlderThan } from '../../triage/store.js';
 import { parseDuration } from '../../triage/index.js';
-import { CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
+import { CliError, DAY_MS, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 
 /** `prune --older-than 90d`: retention (DESIGN §5). */
 export const pruneCommand: CommandModule = {
@@ -10,7 +10,7 @@ export const pruneCommand: CommandModule = {
     program
       .command('prune')
       .description('delete errors, traffic and gap records older than a duration (default 90d)')
-      .option('--older-than <duration>', 'age to keep, e.g. 90d, 30d, 12h', `${DEFAULT_RETENTION_MS / 86_400_000}d`)
+      .option('--older-than <duration>', 'age to keep, e.g. 90d, 30d, 12h', `${DEFAULT_RETENTION_MS / DAY_MS}d`)
       .action((_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const raw = String(g['olderThan']);

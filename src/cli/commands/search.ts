@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { errorHistogram, searchErrors, formatUtc, type Query } from '../../triage/index.js';
-import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { describeGap, errorHistogram, listGaps, searchErrors, formatUtc, type Query } from '../../triage/index.js';
+import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { errorTable } from '../format.js';
 import { queryFromWords, pseudonymizerFor } from '../query-args.js';
 
@@ -25,13 +25,14 @@ export const searchCommand: CommandModule = {
         const query: Query = queryFromWords(words);
         const g = ctx.globals(cmd);
         if (!/^\d{1,12}$/.test(String(g['offset']))) throw new CliError(`--offset must be a non-negative integer, got '${String(g['offset'])}'`, 'e.g. --offset 50', EXIT.USAGE);
-        const window = ctx.window(cmd, 86_400_000);
+        const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const db = ctx.openDb(cmd);
         const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
         if (g['histogram']) {
           const h = errorHistogram(db, query, window, options);
           if (g.json) ctx.json(h);
           else {
+            for (const gap of listGaps(db, h.window)) ctx.note(describeGap(gap));
             ctx.out(`${'MINUTE (UTC)'.padEnd(21)}RETRYABLE  TERMINAL  UNKNOWN`);
             for (const b of h.buckets) ctx.out(`${formatUtc(b.start).padEnd(21)}${String(b.retryable).padStart(9)}  ${String(b.terminal).padStart(8)}  ${String(b.unknown).padStart(7)}`);
           }
@@ -42,6 +43,8 @@ export const searchCommand: CommandModule = {
           ctx.json(res.rows);
           return;
         }
+        // Errors lost in the window are not in these rows: say so on stderr (the rows stay clean on stdout).
+        for (const gap of listGaps(db, res.window)) ctx.note(describeGap(gap));
         if (res.rows.length === 0) {
           ctx.note(`no errors match between ${formatUtc(res.window.since)} and ${formatUtc(res.window.until)} (UTC)`);
           return;

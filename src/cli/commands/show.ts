@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ERROR_EVENT_COLUMNS } from '../../audit/index.js';
+import { ERROR_EVENT_COLUMNS } from '../../triage/store.js';
 import { formatUtc, getError } from '../../triage/index.js';
 import { EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { errorTable } from '../format.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { computeStats, formatUtc, listGaps, type CountRow } from '../../triage/index.js';
-import type { CommandContext, CommandModule } from '../context.js';
+import { computeStats, describeGap, formatUtc, listGaps, type CountRow } from '../../triage/index.js';
+import { DEFAULT_WINDOW_MS, type CommandContext, type CommandModule } from '../context.js';
 import { percent, table } from '../format.js';
 import { pseudonymizerFor, queryFromWords } from '../query-args.js';
 
@@ -18,7 +18,7 @@ export const statsCommand: CommandModule = {
       .action((words: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const query = queryFromWords(words);
-        const window = ctx.window(cmd, 86_400_000);
+        const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const db = ctx.openDb(cmd);
         const stats = computeStats(db, query, window, { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) });
         const gaps = listGaps(db, stats.window);
@@ -38,9 +38,8 @@ export const statsCommand: CommandModule = {
         out.push('', 'By code', table(['CODE', 'PROTOCOL', 'ERRORS', 'RETRYABLE', 'TERMINAL', 'UNKNOWN'], stats.byCode.map((r) => [r.key, r.protocol, ...rows([r])[0]!.slice(1)])));
         out.push('', 'By skill', table(['SKILL', 'ERRORS', 'RETRYABLE', 'TERMINAL', 'UNKNOWN'], rows(stats.bySkill)));
         out.push('', 'By protocol', table(['PROTOCOL', 'ERRORS', 'RETRYABLE', 'TERMINAL', 'UNKNOWN'], rows(stats.byProtocol)));
-        if (gaps.length) {
-          out.push('', `WARNING: ${gaps.reduce((a, x) => a + x.dropped, 0)} errors were seen but not recorded in this window (${gaps.length} gap records)`);
-        }
+        // One line per gap record overlapping the window, newest first: the counts above miss these.
+        if (gaps.length) out.push('', ...gaps.map(describeGap));
         ctx.out(out.join('\n'));
       });
   },

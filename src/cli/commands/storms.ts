@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { findStorms, formatDuration, formatUtcMinute, STORM_DEFAULTS, type StormThresholds } from '../../triage/index.js';
-import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { percent, shortPseudonym, table } from '../format.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
@@ -41,7 +41,7 @@ export const stormsCommand: CommandModule = {
         if (rr !== undefined) thresholds.retryRatio = rr;
         if (mr !== undefined) thresholds.minRetriesPerMinute = mr;
         if (amp !== undefined) thresholds.amplification = amp;
-        const window = ctx.window(cmd, 86_400_000);
+        const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const storms = findStorms(ctx.openDb(cmd), window, { thresholds }).slice(0, ctx.limit(cmd, 1000));
         if (g.json) {
           ctx.json(storms);

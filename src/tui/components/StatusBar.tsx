@@ -19,15 +19,20 @@ export interface StatusBarProps {
 }
 
 /**
- * One line: database, window, time of last refresh (UTC), a warning when the store holds gap
- * records (errors that were seen but not recorded), then the latest message.
+ * One line: database, window, time of last refresh (UTC), the latest message, then a warning
+ * when the store holds gap records (errors that were seen but not recorded): the newest one in
+ * the window as `N errors not recorded between t1 and t2 (reason)` plus `+k more`.
  */
 export function StatusBar({ db, window, lastRefresh, gaps, message, width }: StatusBarProps) {
   const base = `db ${db} · ${window} · refreshed ${lastRefresh === null ? '—' : formatClock(lastRefresh) + ' UTC'}`;
+  // The newest gap in the window as the sentence `stats` prints; gaps only outside the window
+  // still get a short count, so lost errors are never silent.
   const gap =
-    gaps.records > 0
-      ? ` · ${glyphs.gap} ${gaps.records} gap record${gaps.records === 1 ? '' : 's'} (${gaps.inWindow} in window): ${gaps.dropped} errors not recorded`
-      : '';
+    gaps.newest !== null
+      ? ` · ${glyphs.gap} ${gaps.newest}${gaps.inWindow > 1 ? ` +${gaps.inWindow - 1} more` : ''}`
+      : gaps.records > 0
+        ? ` · ${glyphs.gap} ${gaps.records} gap record${gaps.records === 1 ? '' : 's'} outside the window: ${gaps.dropped} errors not recorded`
+        : '';
   const msg = message ? ` · ${message.text}` : '';
   const color = message?.kind === 'ok' ? theme.ok : message?.kind === 'problem' ? theme.problem : undefined;
   // Fit the whole line first, then colour the parts that survived, so it never wraps.

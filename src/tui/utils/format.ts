@@ -52,13 +52,3 @@ export function formatRatio(r: number): string {
 export function formatWindow(label: string, w: ResolvedWindow): string {
   return `${label} (${formatTime(w.since)} → ${formatClock(w.until)} UTC)`;
 }
-
-/** Duration in ms as `12m`, `3h05m`, `45s`. */
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  return `${h}h${String(m % 60).padStart(2, '0')}m`;
-}

@@ -4,7 +4,8 @@ import { theme } from '../theme.js';
 import type { StormView } from '../types.js';
 import { fit } from '../utils/cells.js';
 import { sparkline } from '../utils/charts.js';
-import { formatDuration, formatFlagCounts, formatRatio, formatTime, shortPseudonym } from '../utils/format.js';
+import { formatDuration } from '../../triage/time.js';
+import { formatFlagCounts, formatRatio, formatTime, shortPseudonym } from '../utils/format.js';
 
 /** Table rows the Storms view shows in `height` lines (header and footer take two). */
 export function stormsLayout(height: number): { rows: number } {

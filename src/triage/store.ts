@@ -1,0 +1,20 @@
+/**
+ * The audit-store operations the CLI and the TUI use, re-exported so that they import `triage`
+ * only (DESIGN §3: "cli and tui import triage"; "triage imports audit and protocol"). Opening,
+ * checking, migrating and maintaining the store stay in `src/audit/`; nothing here runs SQL.
+ */
+export { ERROR_EVENT_COLUMNS, SCHEMA_VERSION } from '../audit/schema.js';
+export { AuditStoreError, PseudonymKeyError } from '../audit/errors.js';
+export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from '../audit/errors.js';
+export { UPGRADE_HINT, openAuditReader } from '../audit/reader.js';
+export { inspectStore, migrateStore } from '../audit/inspect.js';
+export type { InspectOptions, StoreInspection } from '../audit/inspect.js';
+export { nativeModuleProblem } from '../audit/driver.js';
+export { DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from '../audit/options.js';
+export { loadPseudonymizer } from '../audit/pseudonym.js';
+export type { Pseudonymizer, PseudonymizerOptions, PseudonymKind } from '../audit/pseudonym.js';
+export { DEFAULT_RETENTION_MS, forgetSubject, pruneOlderThan } from '../audit/maintenance.js';
+export type { ForgetResult, PruneResult } from '../audit/maintenance.js';
+export { readHealth } from '../audit/health.js';
+export type { AuditHealthFile } from '../audit/health.js';
+export { DEFAULT_DB_PATH, resolveDbPath } from '../audit/paths.js';
