@@ -16,6 +16,7 @@ import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openAuditReader } from '../dist/audit/index.js';
+import { migrateStore } from '../dist/audit/inspect.js';
 import { findStorms, getError, getTrace, searchErrors } from '../dist/triage/index.js';
 import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
 
@@ -48,7 +49,12 @@ const gen = ensureBenchDb(dbPath, rows);
 console.log(gen.generatedNow ? `generated ${dbPath} in ${gen.seconds.toFixed(0)} s` : `reusing ${dbPath}`);
 console.log(`database file: ${(statSync(dbPath).size / 2 ** 30).toFixed(2)} GiB`);
 
-const db = openAuditReader(dbPath); // read-only; applies any newer migration first
+// The reader refuses a store with an older schema (it never migrates; `aap-triage doctor
+// --migrate` upgrades one). A database cached in bench/results/ by an older build would be
+// refused, so upgrade it first with the writer's migration (a no-op when it is current).
+const migrated = migrateStore(dbPath);
+if (migrated.from !== migrated.to) console.log(`migrated ${dbPath} from schema ${migrated.from} to ${migrated.to}`);
+const db = openAuditReader(dbPath); // read-only
 const now = BENCH_END;
 
 // Random ids over the 30 days, found through the time index.

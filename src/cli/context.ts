@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { AuditStoreError, loadPseudonymizer, openAuditReader, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
 import type { Db, TimeWindow } from '../triage/index.js';
-import { parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
+import { shellWord } from './format.js';
+import { dbPathProblem, parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
 
 /** Exit codes of `aap-triage` (documented in `--help` and docs/cli.md). */
 export const EXIT = Object.freeze({
@@ -97,14 +98,32 @@ export class CommandContext {
     return resolveDbPath(this.globals(cmd).db, this.io.env);
   }
 
+  /**
+   * {@link dbPath} for a command that opens the store (not for the key's `<db>.key` default):
+   * a directory is refused before SQLite sees it.
+   * @throws CliError exit 3 `<path> is a directory, not an audit database — pass the .db file`.
+   */
+  storePath(cmd: Command): string {
+    const path = this.dbPath(cmd);
+    const problem = dbPathProblem(path);
+    if (problem) throw new CliError(problem.what, problem.how, EXIT.ENV);
+    return path;
+  }
+
   /** Opens the store read-only once per run; `AuditStoreError` becomes an exit-3 `CliError`. */
   openDb(cmd: Command): Db {
     if (this.db) return this.db;
+    const path = this.storePath(cmd);
     try {
-      this.db = openAuditReader(this.dbPath(cmd));
+      this.db = openAuditReader(path);
       return this.db;
     } catch (error) {
-      throw toCliError(error);
+      const cli = toCliError(error);
+      // The reader's advice names `aap-triage doctor --migrate`; say it with this run's --db.
+      if (error instanceof AuditStoreError && error.kind === 'schema-too-old' && cli instanceof CliError) {
+        throw new CliError(cli.what.replace('`aap-triage doctor --migrate`', `\`${this.commandLine(cmd, 'doctor --migrate', { window: false })}\``), cli.how, cli.exitCode);
+      }
+      throw cli;
     }
   }
 
@@ -138,6 +157,28 @@ export class CommandContext {
       if (msg) this.io.stderr.write(`aap-triage: ${level}: ${msg}\n`);
     };
     return { info: () => undefined, warn: line('warning'), error: line('error') };
+  }
+
+  /**
+   * A command line for a hint, runnable as printed: `npx aap-triage`, the global options the
+   * operator gave that say where the data is — `--db`, `--key-file`, and `--since` / `--until`
+   * unless `window` is false — then `rest` (the command and its options, already shell words).
+   * Values are quoted for the shell when needed (a path with spaces).
+   */
+  commandLine(cmd: Command, rest: string, options: { window?: boolean } = {}): string {
+    const g = this.globals(cmd);
+    const parts = ['npx aap-triage'];
+    const add = (flag: string, value: string | undefined) => {
+      if (value !== undefined) parts.push(flag, shellWord(value));
+    };
+    add('--db', g.db);
+    add('--key-file', g.keyFile);
+    if (options.window !== false) {
+      add('--since', g.since);
+      add('--until', g.until);
+    }
+    parts.push(rest);
+    return parts.join(' ');
   }
 
   /** `--limit` as a positive integer (default `dflt`); a bad value is a usage error. */

@@ -27,4 +27,5 @@ export type { ErrorSummary, CodeBreakdown, Evidence } from './summary.js';
 export { buildIncident, draftIncident, renderIncidentText, renderIncidentMarkdown, incidentSubject, shortClient } from './draft.js';
 export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuidance } from './draft.js';
 export { buildIncidentEml } from './eml.js';
+export { dbPathProblem } from './db-path.js';
 export type { EmlOptions } from './eml.js';

@@ -93,7 +93,7 @@ export function App(props: AppProps) {
   const [stormCursor, setStormCursor] = useState(0);
   const [detailId, setDetailId] = useState<string | null>(null);
   const [detailScroll, setDetailScroll] = useState(0);
-  const [draftTarget, setDraftTarget] = useState<{ target: DraftTarget; title: string } | null>(null);
+  const [draftTarget, setDraftTarget] = useState<{ target: DraftTarget; title: string; stem: string } | null>(null);
   const [draftFormat, setDraftFormat] = useState<DraftFormat>('text');
   const [draftScroll, setDraftScroll] = useState(0);
   const [draftNonce, setDraftNonce] = useState(0);
@@ -195,17 +195,38 @@ export function App(props: AppProps) {
     setErrCursor(0);
     setErrTop(0);
   };
-  const startDraft = (target: DraftTarget, title: string) => {
-    setDraftTarget({ target, title });
+  const chooseDraft = (target: DraftTarget, title: string, stem: string) => {
+    setDraftTarget({ target, title, stem });
     setDraftScroll(0);
     setWritten(null);
+  };
+  const startDraft = (target: DraftTarget, title: string, stem: string) => {
+    chooseDraft(target, title, stem);
     push({ view: 'draft' });
+  };
+  // Storm ids already start with `storm-`: the bare id names the file (`incident-storm-2026…`).
+  const draftStorm = (st: StormView, open: typeof startDraft) => open({ kind: 'storm', id: st.id }, `storm ${st.id}`, st.id);
+  const draftMarked = (open: typeof startDraft) => {
+    const n = marks.size;
+    open({ kind: 'errors', ids: [...marks] }, `${n} marked error${n === 1 ? '' : 's'}`, `${n}-marked-error${n === 1 ? '' : 's'}`);
+  };
+  /**
+   * Tab or `:draft` into the Draft view. With nothing drafted yet it drafts what `d` would from
+   * here — the highlighted storm on the Storms view, else the marked errors — so the hint
+   * `Tab draft view` works; otherwise the view explains how to choose something.
+   */
+  const enterDraft = () => {
+    if (!draftTarget) {
+      if (view === 'storms' && selectedStorm) draftStorm(selectedStorm, chooseDraft);
+      else if (marks.size > 0) draftMarked(chooseDraft);
+    }
+    goTo('draft');
   };
   const write = (path?: string) => {
     const doc = draftDocument;
     if (!draftTarget || !doc) return say('nothing to write: draft something first (d)', 'problem');
     const format = draftFormat;
-    const stem = draftTarget.title;
+    const stem = draftTarget.stem;
     const text = format === 'text' ? Promise.resolve(doc.text) : format === 'md' ? Promise.resolve(doc.markdown) : source.eml(doc, clock());
     text
       .then((t) => {
@@ -249,8 +270,11 @@ export function App(props: AppProps) {
     setInputError(null);
     switch (result.kind) {
       case 'view':
-        if (result.view === 'draft' && !draftTarget) say('nothing drafted yet: d on a storm or on marked errors', 'info');
-        goTo(result.view);
+        if (result.view !== 'draft') goTo(result.view);
+        else {
+          if (!draftTarget && !(view === 'storms' && selectedStorm) && marks.size === 0) say('nothing drafted yet: d on a storm or on marked errors', 'info');
+          enterDraft();
+        }
         break;
       case 'window':
         setWindowSpec(result.window);
@@ -320,7 +344,9 @@ export function App(props: AppProps) {
       case 'nextView': {
         const base = view === 'detail' ? 'errors' : view;
         const i = TABS.indexOf(base as (typeof TABS)[number]);
-        goTo(TABS[(i + 1) % TABS.length] ?? 'errors');
+        const next = TABS[(i + 1) % TABS.length] ?? 'errors';
+        if (next === 'draft') enterDraft();
+        else goTo(next);
         return;
       }
       case 'refresh':
@@ -349,13 +375,13 @@ export function App(props: AppProps) {
       }
       case 'draft':
         if (view === 'storms' && selectedStorm) {
-          startDraft({ kind: 'storm', id: selectedStorm.id }, `storm ${selectedStorm.id}`);
+          draftStorm(selectedStorm, startDraft);
         } else if (view === 'detail' && detailId) {
-          startDraft({ kind: 'errors', ids: [detailId] }, `error ${detailId}`);
+          startDraft({ kind: 'errors', ids: [detailId] }, `error ${detailId}`, detailId);
         } else if (marks.size > 0) {
-          startDraft({ kind: 'errors', ids: [...marks] }, `${marks.size} marked error${marks.size === 1 ? '' : 's'}`);
+          draftMarked(startDraft);
         } else if (view === 'errors' && total > 0) {
-          startDraft({ kind: 'query', query }, query ? `query ${query}` : 'all errors in the window');
+          startDraft({ kind: 'query', query }, query ? `query ${query}` : 'all errors in the window', query ? `query-${query}` : 'all-errors');
         } else say('nothing to draft: select a storm or mark errors (space)', 'problem');
         return;
       case 'write':

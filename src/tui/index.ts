@@ -4,6 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import type { QueryPseudonymizer } from '../triage/compile.js';
+import { dbPathProblem } from '../triage/db-path.js';
 import { AuditStoreError, openAuditReader } from '../triage/store.js';
 import { parseTimeSpec } from '../triage/time.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
@@ -74,7 +75,8 @@ export interface RunTuiOptions {
  * - 0 after `q` (or Ctrl+C);
  * - 2 when stdin or stdout is not a terminal or `CI` is set (one line on stderr naming the
  *   `--json` commands; ink is never loaded, so there is no raw-mode error), or for a bad `since`;
- * - 3 when the database is missing or unreadable (the `AuditStoreError` line on stderr).
+ * - 3 when the database is missing or unreadable (the `AuditStoreError` line on stderr), or
+ *   the path is a directory (`<path> is a directory, not an audit database — pass the .db file`).
  * Never throws for these; other errors propagate.
  */
 export async function runTui(options: RunTuiOptions): Promise<number> {
@@ -100,6 +102,11 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
   // Start loading ink and React (most of the time to the first frame) while the store opens.
   const loading = loadRenderer();
   loading.catch(() => undefined);
+  const pathProblem = dbPathProblem(options.dbPath);
+  if (pathProblem) {
+    stderr.write(`aap-triage: ${pathProblem.what} — ${pathProblem.how}\n`);
+    return 3;
+  }
   let db;
   try {
     db = openAuditReader(options.dbPath);

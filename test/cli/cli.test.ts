@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
@@ -200,7 +200,38 @@ describe('stats and storms', () => {
     ]);
     const text = await run(['storms', '--since', '2h']);
     expect(text.out).toContain(stormId(STORM_CLIENT, T0));
-    expect(text.out).toMatch(/2 episodes; draft one with: aap-triage draft --storm <ID>/);
+    // The hint repeats the global options given (here --since; the database came from AAP_TRIAGE_DB).
+    expect(text.out).toMatch(/^2 episodes; draft one with: npx aap-triage --since 2h draft --storm <ID>$/m);
+  });
+
+  it('storms repeats --db (quoted when it has spaces) and --since in its draft hint, and the hinted command works', async () => {
+    const dir = join(store.dir, 'dealer stores');
+    mkdirSync(dir, { recursive: true });
+    const spaced = join(dir, "o'brien audit.db");
+    copyFileSync(store.path, spaced);
+    const r = await run(['--db', spaced, 'storms', '--since', '2h'], { AAP_TRIAGE_DB: '' });
+    expect(r.code).toBe(0);
+    const quoted = `'${spaced.replace(/'/g, `'\\''`)}'`;
+    expect(r.out).toContain(`2 episodes; draft one with: npx aap-triage --db ${quoted} --since 2h draft --storm <ID>\n`);
+    // The same words, with an id from the table, draft that storm from the same store.
+    const drafted = await run(['--db', spaced, '--since', '2h', 'draft', '--storm', stormId(STORM_CLIENT, T0)], { AAP_TRIAGE_DB: '' });
+    expect(drafted.code).toBe(0);
+    expect(drafted.out).toContain('Subject: [aap-triage]');
+  });
+
+  it('draft --storm names the storms command with the --db given when the storm is unknown', async () => {
+    const r = await run(['--db', store.path, 'draft', '--storm', 'storm-20261130T0000Z-00000000']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`list current ones with npx aap-triage --db ${store.path} storms --since 7d\n`);
+  });
+
+  it('refuses a directory as --db with one line, before SQLite reads it, exit 3', async () => {
+    for (const args of [['--db', store.dir, 'search'], ['--db', store.dir, 'doctor'], ['--db', store.dir, 'prune']]) {
+      const r = await run(args);
+      expect(r.code).toBe(3);
+      expectOneLineError(r.err, new RegExp(`^aap-triage: ${store.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a directory, not an audit database — pass the \\.db file$`));
+      expect(r.err).not.toContain('SQLITE');
+    }
   });
 
   it('storms takes thresholds as options: a 1 % ratio with 1 retry a minute flags the healthy client too', async () => {
@@ -450,7 +481,8 @@ describe('a store with an older schema', () => {
   it('search exits 3 with one line naming doctor --migrate, and does not migrate', async () => {
     const r = await run(['search', '--db', copy.path]);
     expect(r.code).toBe(3);
-    expectOneLineError(r.err, /schema version 1, older than this aap-triage's \d+: run `aap-triage doctor --migrate`/);
+    expectOneLineError(r.err, /schema version 1, older than this aap-triage's \d+: run `npx aap-triage --db \S+ doctor --migrate`/);
+    expect(r.err).toContain(`run \`npx aap-triage --db ${copy.path} doctor --migrate\``);
     const db = new Database(copy.path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     db.close();
@@ -459,7 +491,8 @@ describe('a store with an older schema', () => {
   it('doctor fails the database check; doctor --migrate upgrades it and then every check passes', async () => {
     const before = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
     expect(before.code).toBe(3);
-    expect(before.out).toMatch(/^FAIL +database +.*audit\.db \(schema 1 of \d+\): older than this aap-triage — run aap-triage doctor --migrate$/m);
+    expect(before.out).toMatch(/^FAIL +database +.*audit\.db \(schema 1 of \d+\): older than this aap-triage — run npx aap-triage --db \S+ doctor --migrate$/m);
+    expect(before.out).toContain(`run npx aap-triage --db ${copy.path} doctor --migrate\n`);
     const after = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
     expect(after.code).toBe(0);
     expect(after.out).toMatch(/^migrated schema from version 1 to \d+$/m);

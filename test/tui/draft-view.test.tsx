@@ -43,6 +43,8 @@ describe('Draft view', () => {
     await until(() => ui.frame().includes('written: '));
     const txtPath = /written: (\S+\.txt)/.exec(ui.frame())?.[1] ?? '';
     expect(txtPath.startsWith(s.dir)).toBe(true);
+    // Named after the bare storm id (which starts with `storm-` already) and the UTC time of the clock.
+    expect(txtPath.slice(s.dir.length + 1)).toMatch(/^incident-storm-20261130T0130Z-[0-9a-f]{8}-20261130T020030Z\.txt$/);
     expect(ui.frame()).toContain(`wrote ${txtPath}`);
 
     // The file holds exactly what triage drafts for that storm (same clock).
@@ -82,11 +84,48 @@ describe('Draft view', () => {
     ui.close();
   });
 
-  it('says there is nothing to draft before a storm or a mark is chosen', async () => {
+  it('says there is nothing to draft when no storm is highlighted and nothing is marked', async () => {
     const ui = renderApp(s);
     await settle();
-    await ui.press(KEY.tab, KEY.tab);
+    await ui.press(':', 'draft', KEY.enter);
+    expect(ui.frame()).toContain('[draft]');
     expect(ui.frame()).toContain('Nothing to draft yet');
+    expect(ui.frame()).toContain('nothing drafted yet: d on a storm or on marked errors');
+    ui.close();
+  });
+
+  it('says there is nothing to draft on Tab from a Storms view without storms', async () => {
+    // The last 3 minutes hold errors of client A only: no storm to highlight.
+    const ui = renderApp(s, { window: { since: '3m' } });
+    await settle();
+    await ui.press(KEY.tab);
+    expect(ui.frame()).toContain('no retry storms in the window');
+    await ui.press(KEY.tab);
+    expect(ui.frame()).toContain('[draft]');
+    expect(ui.frame()).toContain('Nothing to draft yet');
+    ui.close();
+  });
+
+  it('drafts the highlighted storm on Tab from the Storms view, as d does', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press(KEY.tab, 'j', KEY.tab);
+    const f = ui.frame();
+    expect(f).toContain('[draft]');
+    expect(f).not.toContain('Nothing to draft yet');
+    expect(f).toMatch(/draft: storm storm-20261130T0130Z-[0-9a-f]{8} · format text/);
+    expect(f).toContain('Subject: [aap-triage] Retry storm from client cliBBBBBBBBB on lead.submit');
+    ui.close();
+  });
+
+  it('drafts the marked errors on :draft when no storm is highlighted', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press(' ', ' ', ':', 'draft', KEY.enter);
+    const f = ui.frame();
+    expect(f).toContain('[draft]');
+    expect(f).toContain('draft: 2 marked errors · format text');
+    expect(f).toContain('Subject: [aap-triage]');
     ui.close();
   });
 });

@@ -1,7 +1,10 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import stringWidth from 'string-width';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, renderApp, seeded, settle, type Seeded } from './helpers/render.js';
-import { CLIENT_C } from './helpers/seed.js';
+import { CLIENT_C, seedTuiDb } from './helpers/seed.js';
 
 let s: Seeded;
 beforeEach(() => {
@@ -216,6 +219,25 @@ describe('status line and gap records', () => {
     ui = renderApp(s, { columns: 240, window: { since: '3m' } });
     await settle();
     expect(ui.frame()).toContain('! 2 gap records outside the window: 8 errors not recorded');
+    ui.close();
+  });
+
+  it('shows the whole gap sentence at 120 columns when the database path is long, before the shortened path', async () => {
+    // A real store deep in a folder tree: the path alone is wider than the terminal.
+    const deep = join(s.dir, 'var', 'lib', 'dealer-servers', 'production-eu-west-1', 'aap-triage', 'audit-stores', 'dealer-aap-primary');
+    mkdirSync(deep, { recursive: true });
+    const path = join(deep, 'audit-store-of-the-dealer-server.db');
+    seedTuiDb(path, s.now);
+    expect(path.length).toBeGreaterThan(120);
+    const one = `! 7 errors not recorded between ${utc(s.facts.base - 20 * 60_000)} and ${utc(s.facts.base - 19 * 60_000)} (queue-overflow)`;
+    const ui = renderApp({ ...s, path }, { columns: 120, dbLabel: path });
+    await settle();
+    const status = ui.frame().split('\n').find((l) => l.includes('errors not recorded')) ?? '';
+    expect(status.startsWith(one)).toBe(true);
+    expect(stringWidth(status)).toBeLessThanOrEqual(120);
+    // The path is cut from its start to 12 cells (the end of the file name stays), then the line's end.
+    expect(status).toMatch(/^! 7 errors [^·]+ · db …r-server\.db · sinc…$/);
+    expect(status).not.toContain(deep);
     ui.close();
   });
 });

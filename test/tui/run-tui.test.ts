@@ -92,6 +92,13 @@ describe('runTui', () => {
     expect(err.text.split('\n')).toHaveLength(2);
   });
 
+  it('refuses a directory given as the database in one line and resolves to 3', async () => {
+    const err = sink();
+    const code = await runTui({ dbPath: dir, stdin: new TtyIn() as never, stdout: new TtyOut() as never, stderr: err, env: {} });
+    expect(code).toBe(3);
+    expect(err.text).toBe(`aap-triage: ${dir} is a directory, not an audit database — pass the .db file\n`);
+  });
+
   it('rejects a bad --since with one line and 2', async () => {
     const err = sink();
     const code = await runTui({ dbPath: db, since: 'yesterday', stdin: new TtyIn() as never, stdout: new TtyOut() as never, stderr: err, env: {} });

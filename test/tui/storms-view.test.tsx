@@ -73,4 +73,31 @@ describe('Storms view', () => {
     expect(f).toContain('cliCCCCC');
     ui.close();
   });
+
+  it('names the duration column "length" and keeps whole skill names at 120 columns, the sparkline as wide as the longest storm', async () => {
+    const ui = renderApp(s, { columns: 120 });
+    await settle();
+    await ui.press(KEY.tab);
+    const f = ui.frame();
+    const header = f.split('\n').find((l) => l.includes('client') && l.includes('skills')) ?? '';
+    expect(header).toMatch(/^ {2}start +length client +shape +ratio retries codes +flags +skills$/);
+    expect(header).not.toMatch(/\bfor\b/);
+    // The longest series is client B's 5 minutes: the sparkline column is 5 cells wide, not 20.
+    expect(header).toContain('shape  ratio');
+    const rows = stormRows(f);
+    expect(rows[0]).toMatch(/cliCCCCC ███ {4}80\.0% .* search_inventory$/);
+    expect(rows[1]).toMatch(/cliBBBBB █████ {2}75\.0% .* lead\.submit$/);
+    ui.close();
+  });
+
+  it('explains each retry-flag abbreviation in words on the ? screen', async () => {
+    const ui = renderApp(s, { columns: 120, rows: 30 });
+    await settle();
+    await ui.press(KEY.tab, '?');
+    const f = ui.frame();
+    expect(f).toMatch(/flags +RNR retried after a non-retryable answer \(retryable=false before\)/);
+    expect(f).toMatch(/ +IRA ignored retry_after \(came before the server's retry_after_ms\)/);
+    expect(f).toMatch(/ +NB +no backoff \(came sooner than capped exponential backoff allows\)/);
+    ui.close();
+  });
 });

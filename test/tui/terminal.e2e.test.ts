@@ -75,6 +75,8 @@ describe.skipIf(!tmux)('terminal UI in tmux', () => {
     screen = await t.waitFor('written: ');
     const written = /written: (\S+\.txt)/.exec(screen)?.[1] ?? '';
     expect(written.startsWith(dir)).toBe(true);
+    // Named from the bare storm id: `storm` once.
+    expect(written).toMatch(/\/incident-storm-\d{8}T\d{4}Z-[0-9a-f]{8}-\d{8}T\d{6}Z\.txt$/);
     expect(readFileSync(written, 'utf8')).toContain('Subject: [aap-triage] Retry storm from client cliBBBBBBBBB');
 
     // A smaller terminal re-lays the screen: no line wider, no frame taller.
@@ -109,6 +111,14 @@ describe.skipIf(!tmux)('terminal UI in tmux', () => {
     await t.waitForRawMode();
     t.keys('q');
     await t.waitFor('EXIT=0');
+  });
+
+  it('says in one line that a directory is not an audit database and exits 3', async () => {
+    const t = start('directory', cli(`tui --db ${dir}`));
+    const screen = await t.waitFor('EXIT=');
+    expect(screen).toContain('EXIT=3');
+    expect(screen).toContain('is a directory, not an audit database');
+    expect(screen).not.toContain('SQLITE_IOERR');
   });
 
   it('says in one line that the database is missing and exits 3', async () => {

@@ -173,11 +173,11 @@ describe('clipboard and files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aap-tui-draft-'));
     try {
       const now = Date.UTC(2026, 10, 30, 2, 3, 4);
-      const file = writeDraft('Subject: x', 'md', { dir, stem: 'storm storm-1/2', now });
-      expect(file).toBe(join(dir, 'incident-storm-storm-1-2-20261130T020304Z.md'));
+      const file = writeDraft('Subject: x', 'md', { dir, stem: 'storm-1/2', now });
+      expect(file).toBe(join(dir, 'incident-storm-1-2-20261130T020304Z.md'));
       expect(readFileSync(file, 'utf8')).toBe('Subject: x\n');
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      expect(() => writeDraft('again', 'md', { dir, stem: 'storm storm-1/2', now })).toThrow(/EEXIST/);
+      expect(() => writeDraft('again', 'md', { dir, stem: 'storm-1/2', now })).toThrow(/EEXIST/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -36,8 +36,17 @@ const GAP_LOOKBACK_MS = 7 * DAY_MS;
 
 const mib = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MiB`;
 
-/** Runs every check against `dbPath`. Never throws. */
-export function runDoctor(dbPath: string, env: NodeJS.ProcessEnv, options: { keyFile?: string; integrity?: boolean; now: number }): DoctorCheck[] {
+/**
+ * Runs every check against `dbPath`. Never throws. `options.command` turns a command (`doctor
+ * --migrate`) into the line a hint prints — the CLI repeats the operator's `--db` and `--key-file`;
+ * default `aap-triage <command>`. `now` is epoch ms.
+ */
+export function runDoctor(
+  dbPath: string,
+  env: NodeJS.ProcessEnv,
+  options: { keyFile?: string; integrity?: boolean; now: number; command?: (rest: string) => string },
+): DoctorCheck[] {
+  const command = options.command ?? ((rest: string) => `aap-triage ${rest}`);
   const checks: DoctorCheck[] = [];
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const nodeOk = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
@@ -55,7 +64,7 @@ export function runDoctor(dbPath: string, env: NodeJS.ProcessEnv, options: { key
       const schema = `schema ${store.schemaVersion} of ${store.expectedVersion}`;
       checks.push(
         store.schemaVersion < store.expectedVersion
-          ? { check: 'database', status: 'fail', detail: `${dbPath} (${schema}): older than this aap-triage — run aap-triage doctor --migrate` }
+          ? { check: 'database', status: 'fail', detail: `${dbPath} (${schema}): older than this aap-triage — run ${command('doctor --migrate')}` }
           : { check: 'database', status: 'ok', detail: `${dbPath} (${schema})` },
       );
     } catch (error) {
@@ -78,7 +87,7 @@ export function runDoctor(dbPath: string, env: NodeJS.ProcessEnv, options: { key
         ? { check: 'wal', status: 'warn', detail: `WAL is ${mib(store.walBytes)} — a long-running reader is starving checkpoints; close idle aap-triage tail/tui sessions` }
         : { check: 'wal', status: 'ok', detail: `WAL ${mib(store.walBytes)}` },
     );
-    if (store.schemaVersion === store.expectedVersion) checks.push(gapsCheck(dbPath, options.now));
+    if (store.schemaVersion === store.expectedVersion) checks.push(gapsCheck(dbPath, options.now, command));
   }
   try {
     const warnings: string[] = [];
@@ -112,14 +121,14 @@ export function runDoctor(dbPath: string, env: NodeJS.ProcessEnv, options: { key
 }
 
 /** The gap records of the last 7 days, as one check (through the read-only reader). */
-function gapsCheck(dbPath: string, now: number): DoctorCheck {
+function gapsCheck(dbPath: string, now: number, command: (rest: string) => string): DoctorCheck {
   let db;
   try {
     db = openAuditReader(dbPath);
     const gaps = listGaps(db, { since: now - GAP_LOOKBACK_MS, until: now + 1 });
     const dropped = gaps.reduce((a, g) => a + g.dropped, 0);
     return gaps.length
-      ? { check: 'gaps', status: 'warn', detail: `${dropped} errors seen but not recorded in the last 7 days (${gaps.length} gap records) — see aap-triage stats and the writer's logs` }
+      ? { check: 'gaps', status: 'warn', detail: `${dropped} errors seen but not recorded in the last 7 days (${gaps.length} gap records) — see ${command('stats --since 7d')} and the writer's logs` }
       : { check: 'gaps', status: 'ok', detail: 'no gap records in the last 7 days' };
   } catch (error) {
     return { check: 'gaps', status: 'skip', detail: `cannot list gap records: ${String((error as Error).message).split('\n')[0]}` };
@@ -142,7 +151,7 @@ export const doctorCommand: CommandModule = {
         if (g['migrate']) {
           let done;
           try {
-            done = migrateStore(ctx.dbPath(cmd));
+            done = migrateStore(ctx.storePath(cmd));
           } catch (error) {
             throw toCliError(error);
           }
@@ -150,7 +159,12 @@ export const doctorCommand: CommandModule = {
           if (g.json) ctx.note(`aap-triage: ${line}`);
           else ctx.out(line);
         }
-        const checks = runDoctor(ctx.dbPath(cmd), ctx.io.env, { keyFile: g.keyFile, integrity: Boolean(g['integrity']), now: ctx.now() });
+        const checks = runDoctor(ctx.storePath(cmd), ctx.io.env, {
+          keyFile: g.keyFile,
+          integrity: Boolean(g['integrity']),
+          now: ctx.now(),
+          command: (rest) => ctx.commandLine(cmd, rest, { window: false }),
+        });
         if (g.json) ctx.json(checks);
         else for (const c of checks) ctx.out(`${c.status.toUpperCase().padEnd(5)} ${c.check.padEnd(10)} ${c.detail}`);
         if (checks.some((c) => c.status === 'fail')) ctx.exitCode = EXIT.ENV;

@@ -31,13 +31,13 @@ export const draftCommand: CommandModule = {
         const nextUpdate = Number(g['nextUpdate']);
         if (!Number.isInteger(nextUpdate) || nextUpdate < 1) throw new CliError(`--next-update must be a positive number of minutes, got '${String(g['nextUpdate'])}'`, null, EXIT.USAGE);
         const sources = [g['storm'] !== undefined, g['query'] !== undefined, ids.length > 0].filter(Boolean).length;
-        if (sources !== 1) throw new CliError('draft needs exactly one of --storm <id>, --query <q> or error ids', 'e.g. aap-triage draft --storm storm-20261130T0142Z-1a2b3c4d', EXIT.USAGE);
+        if (sources !== 1) throw new CliError('draft needs exactly one of --storm <id>, --query <q> or error ids', `e.g. ${ctx.commandLine(cmd, 'draft --storm storm-20261130T0142Z-1a2b3c4d')}`, EXIT.USAGE);
         if (format === 'eml' && !g['to']) throw new CliError('--format eml needs --to <address>', 'e.g. --to partner-oncall@example.com', EXIT.USAGE);
         let source: DraftSource;
         let pseudonymizer = null;
         if (g['storm'] !== undefined) {
           const id = String(g['storm']);
-          if (!parseStormId(id)) throw new CliError(`'${id}' is not a storm id`, 'storm ids look like storm-20261130T0142Z-1a2b3c4d (see aap-triage storms)', EXIT.USAGE);
+          if (!parseStormId(id)) throw new CliError(`'${id}' is not a storm id`, `storm ids look like storm-20261130T0142Z-1a2b3c4d (see ${ctx.commandLine(cmd, 'storms')})`, EXIT.USAGE);
           source = { kind: 'storm', id };
         } else if (g['query'] !== undefined) {
           const query = parseQueryOrExit(String(g['query']));
@@ -52,7 +52,7 @@ export const draftCommand: CommandModule = {
         if (!draft) {
           ctx.note(
             source.kind === 'storm'
-              ? `aap-triage: no storm ${source.id} in the store — list current ones with aap-triage storms --since 7d`
+              ? `aap-triage: no storm ${source.id} in the store — list current ones with ${ctx.commandLine(cmd, 'storms --since 7d', { window: false })}`
               : 'aap-triage: no errors match — nothing to draft; check the query, ids or --since',
           );
           ctx.exitCode = EXIT.NOT_FOUND;

@@ -27,13 +27,14 @@ export const forgetCommand: CommandModule = {
         const g = ctx.globals(cmd);
         const email = g['email'] as string | undefined;
         const phone = g['phone'] as string | undefined;
-        if ((email === undefined) === (phone === undefined)) throw new CliError('forget needs exactly one of --email or --phone', 'e.g. aap-triage forget --email jo@example.com', EXIT.USAGE);
+        if ((email === undefined) === (phone === undefined)) throw new CliError('forget needs exactly one of --email or --phone', `e.g. ${ctx.commandLine(cmd, 'forget --email jo@example.com', { window: false })}`, EXIT.USAGE);
         const value = String(email ?? phone);
+        const storePath = ctx.storePath(cmd);
         const p = ctx.pseudonymizer(cmd, true);
         if (!p) throw new CliError('no pseudonym key', 'set AAP_TRIAGE_KEY or --key-file', EXIT.ENV);
         let result: ForgetResult;
         try {
-          result = forgetSubject(ctx.dbPath(cmd), p, value);
+          result = forgetSubject(storePath, p, value);
         } catch (error) {
           if (error instanceof TypeError) throw new CliError(`the ${email !== undefined ? 'email' : 'phone'} given normalises to nothing`, 'give a full email address or phone number', EXIT.USAGE);
           throw toCliError(error);

@@ -18,7 +18,7 @@ export const pruneCommand: CommandModule = {
         if (ms === undefined) throw new CliError(`--older-than '${raw}' is not a duration`, 'use e.g. 90d, 30d or 12h', EXIT.USAGE);
         let result;
         try {
-          result = pruneOlderThan(ctx.dbPath(cmd), ms, ctx.now());
+          result = pruneOlderThan(ctx.storePath(cmd), ms, ctx.now());
         } catch (error) {
           throw toCliError(error);
         }

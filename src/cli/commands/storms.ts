@@ -76,7 +76,8 @@ export const stormsCommand: CommandModule = {
             ]),
           ),
         );
-        ctx.out(`${storms.length} episode${storms.length === 1 ? '' : 's'}; draft one with: aap-triage draft --storm <ID>`);
+        // The hint repeats --db / --since / --until / --key-file as given: without them it reads another store.
+        ctx.out(`${storms.length} episode${storms.length === 1 ? '' : 's'}; draft one with: ${ctx.commandLine(cmd, 'draft --storm <ID>')}`);
       });
   },
 };

@@ -16,7 +16,7 @@ export async function runTuiFromCli(cmd: Command, ctx: CommandContext, extra: { 
     return;
   }
   const g = ctx.globals(cmd);
-  const dbPath = ctx.dbPath(cmd);
+  const dbPath = ctx.storePath(cmd);
   // A missing key only means raw client:/subject: values cannot be looked up.
   let pseudonymizer = null;
   try {

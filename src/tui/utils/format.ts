@@ -4,11 +4,18 @@
  */
 import type { ResolvedWindow } from '../types.js';
 
-const FLAG_ABBREV: Readonly<Record<string, string>> = {
-  retried_non_retryable: 'RNR',
-  ignored_retry_after: 'IRA',
-  no_backoff: 'NB',
+/**
+ * Retry flags (DESIGN §6) as the tables abbreviate them, and what each means in words for the
+ * `?` legend. A flag describes the retry against the answer *before* it, so `RNR` on a row whose
+ * own code is retryable (a RATE_LIMITED retry of a refused call) is not a contradiction.
+ */
+const FLAGS: Readonly<Record<string, { readonly abbrev: string; readonly words: string }>> = {
+  retried_non_retryable: { abbrev: 'RNR', words: 'retried after a non-retryable answer (retryable=false before)' },
+  ignored_retry_after: { abbrev: 'IRA', words: "ignored retry_after (came before the server's retry_after_ms)" },
+  no_backoff: { abbrev: 'NB', words: 'no backoff (came sooner than capped exponential backoff allows)' },
 };
+
+const FLAG_ABBREV: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FLAGS).map(([f, v]) => [f, v.abbrev]));
 
 /** `MM-DD HH:MM:SS` in UTC from epoch milliseconds. */
 export function formatTime(ms: number): string {
@@ -34,8 +41,11 @@ export function formatFlagCounts(flags: Readonly<Record<string, number>>): strin
     .join(' ');
 }
 
-/** The legend of the flag abbreviations, for the help screen. */
-export const FLAG_LEGEND: readonly (readonly [string, string])[] = Object.entries(FLAG_ABBREV).map(([f, a]) => [a, f] as const);
+/**
+ * The legend of the flag abbreviations for the help screen, one entry per flag:
+ * `[abbreviation, flag name, meaning in words]`.
+ */
+export const FLAG_LEGEND: readonly (readonly [string, string, string])[] = Object.entries(FLAGS).map(([f, v]) => [v.abbrev, f, v.words] as const);
 
 /** First 8 characters of a pseudonym: enough to tell clients apart on screen. */
 export function shortPseudonym(p: string | null): string {

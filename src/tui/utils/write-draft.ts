@@ -11,7 +11,10 @@ export interface WriteDraftOptions {
   readonly dir: string;
   /** Explicit path (relative to `dir` unless absolute); otherwise a name is made up. */
   readonly path?: string;
-  /** What the draft is about (`storm st_…`); slugged into the default name. */
+  /**
+   * What the draft is about, slugged into the default name: the bare storm id
+   * (`storm-20261130T0259Z-147dfc4f`, which already says "storm"), an error id, `3-marked-errors`…
+   */
   readonly stem: string;
   /** Epoch milliseconds, for the default name. */
   readonly now: number;
@@ -19,7 +22,8 @@ export interface WriteDraftOptions {
 
 /**
  * Writes a draft and returns the absolute path. The default name is
- * `incident-<stem>-<YYYYMMDDTHHMMSSZ>.<ext>`; an existing file is never overwritten (`wx`), so
+ * `incident-<stem>-<YYYYMMDDTHHMMSSZ>.<ext>` (e.g.
+ * `incident-storm-20261130T0259Z-147dfc4f-20261130T031500Z.txt`); an existing file is never overwritten (`wx`), so
  * a second `w` in the same second fails with a clear message instead of losing a draft.
  * Mode 0600: a draft is PII-free, but it is still an incident record.
  * @throws Error from `fs` (EEXIST, EACCES, ENOENT) with its message.

@@ -10,7 +10,7 @@ export function draftLines(text: string, width: number): string[] {
 
 /** Props of `DraftView`. */
 export interface DraftViewProps {
-  /** What the draft is about, e.g. `storm st_…` or `3 marked errors`; null when nothing chosen. */
+  /** What the draft is about, e.g. `storm storm-…` or `3 marked errors`; null when nothing chosen. */
   readonly title: string | null;
   readonly text: string;
   readonly format: DraftFormat;
@@ -26,7 +26,7 @@ export function DraftView({ title, text, format, scroll, written, width, height 
   if (title === null) {
     return (
       <Box flexDirection="column" height={height}>
-        <Text wrap="truncate">{fit('Nothing to draft yet: select a storm (Storms view) or mark errors with space, then press d.', width)}</Text>
+        <Text wrap="truncate">{fit('Nothing to draft yet: highlight a storm (Storms view) or mark errors with space, then press d or Tab.', width)}</Text>
       </Box>
     );
   }

@@ -11,8 +11,7 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['Esc', 'back (closes help, detail, drill-down, clears marks on Errors)'],
   ['q', 'quit'],
   ['j k ↓ ↑', 'move'],
-  ['g G', 'first / last'],
-  ['PgUp PgDn', 'page up / down'],
+  ['g G PgUp PgDn', 'first / last, page up / down'],
   ['Enter', 'open: error detail (Errors), the storm’s errors (Storms)'],
   ['Tab', 'next view: errors → storms → draft'],
   ['space', 'mark / unmark the error'],
@@ -24,13 +23,22 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['y Y', 'copy error_id / trace_id (OSC 52 clipboard; also shown)'],
 ];
 
-/** The `?` screen: the keys, the flag abbreviations and the histogram glyphs. */
+const KEY_WIDTH = Math.max(...KEY_HELP.map(([k]) => k.length));
+
+/**
+ * The `?` screen: the keys, then each retry-flag abbreviation in words (a flag is about the
+ * answer before the retry, which the bare abbreviation on a retryable row does not say) and the
+ * histogram glyphs. Sixteen key lines and four legend lines: all of it fits an 80 × 24 terminal.
+ */
 export function HelpView({ width, height }: { readonly width: number; readonly height: number }) {
+  const abbrevWidth = Math.max(...FLAG_LEGEND.map(([a]) => a.length));
   const lines: [string, string | undefined][] = [
-    ...KEY_HELP.map(([k, v]): [string, string | undefined] => [`${k.padEnd(10)} ${v}`, undefined]),
-    ['', undefined],
-    [`flags: ${FLAG_LEGEND.map(([a, f]) => `${a} = ${f}`).join(', ')}`, theme.flag],
-    ['histogram: █ terminal (retryable=false)  ░ retryable  ▒ unknown', theme.muted],
+    ...KEY_HELP.map(([k, v]): [string, string | undefined] => [`${k.padEnd(KEY_WIDTH)} ${v}`, undefined]),
+    ...FLAG_LEGEND.map(([a, , words], i): [string, string | undefined] => [
+      `${(i === 0 ? 'flags' : '').padEnd(KEY_WIDTH)} ${a.padEnd(abbrevWidth)} ${words}`,
+      theme.flag,
+    ]),
+    [`${'histogram'.padEnd(KEY_WIDTH)} █ terminal (retryable=false)  ░ retryable  ▒ unknown`, theme.muted],
   ];
   return (
     <Box flexDirection="column">

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { type Column, Table } from '../components/Table.js';
 import { theme } from '../theme.js';
 import type { StormView } from '../types.js';
-import { fit } from '../utils/cells.js';
+import { cells, fit } from '../utils/cells.js';
 import { sparkline } from '../utils/charts.js';
 import { formatDuration } from '../../triage/time.js';
 import { formatFlagCounts, formatRatio, formatTime, shortPseudonym } from '../utils/format.js';
@@ -12,22 +12,55 @@ export function stormsLayout(height: number): { rows: number } {
   return { rows: Math.max(1, height - 2) };
 }
 
+/** Most cells the sparkline column takes (one per minute up to this, then peaks of several). */
+const SPARK_MAX = 20;
+
+/** A Storms column; `widest` is the cells a row's value wants (default: its text's width). */
+export interface StormColumn extends Column<StormView> {
+  readonly widest?: (s: StormView) => number;
+}
+
 /**
  * The columns of the Storms table, most telling first (what is cut on a narrow terminal comes
- * last): when, who, the shape of the storm, how bad, which codes and flags, then skills.
+ * last): when, who, the shape of the storm, how bad, which codes and flags, then skills. The
+ * widths here are the widest wanted; {@link stormColumns} caps them at the rows' content.
  */
-export const STORM_COLUMNS: readonly Column<StormView>[] = [
+export const STORM_COLUMNS: readonly StormColumn[] = [
   { title: 'start', min: 11, value: (s) => formatTime(s.start).slice(0, 11) },
-  { title: 'for', min: 5, align: 'right', value: (s) => formatDuration(s.end - s.start) },
+  // Named like the CLI's `storms` column.
+  { title: 'length', min: 6, align: 'right', value: (s) => formatDuration(s.end - s.start) },
   { title: 'client', min: 8, value: (s) => shortPseudonym(s.client), color: () => theme.muted },
-  // The sparkline is drawn to the column's width, so squeezing keeps every minute (as peaks).
-  { title: 'retries/min', min: 11, max: 20, value: (s, w) => sparkline(s.series, w), color: () => theme.flag },
+  // Retries per minute, drawn to the column's width: squeezing keeps every minute (as peaks).
+  {
+    title: 'shape',
+    min: 5,
+    max: SPARK_MAX,
+    value: (s, w) => sparkline(s.series, w),
+    widest: (s) => s.series.length,
+    color: () => theme.flag,
+  },
   { title: 'ratio', min: 6, align: 'right', value: (s) => formatRatio(s.ratio) },
   { title: 'retries', min: 7, align: 'right', value: (s) => String(s.retries) },
   { title: 'codes', min: 12, max: 30, value: (s) => s.codes.join(','), color: () => theme.terminal },
   { title: 'flags', min: 8, max: 30, value: (s) => formatFlagCounts(s.flags), color: () => theme.flag },
-  { title: 'skills', min: 10, max: 24, value: (s) => s.skills.join(',') },
+  // 16 cells hold a whole dotted skill name (`search_inventory`, `lead.submit`) on a 120-column terminal.
+  { title: 'skills', min: 16, max: 40, value: (s) => s.skills.join(',') },
 ];
+
+/**
+ * {@link STORM_COLUMNS} for these rows: each column that can grow grows no wider than its widest
+ * value (the sparkline no wider than the longest series: one cell per minute), so the spare
+ * cells reach the columns after it — skills last — instead of padding a short sparkline.
+ * Never below a column's minimum (its title).
+ */
+export function stormColumns(storms: readonly StormView[]): Column<StormView>[] {
+  return STORM_COLUMNS.map((c) => {
+    const max = c.max ?? c.min;
+    if (max === c.min) return c;
+    const widest = Math.max(0, ...storms.map((s) => (c.widest ? c.widest(s) : cells(c.value(s, max)))));
+    return { ...c, max: Math.max(c.min, Math.min(max, widest)) };
+  });
+}
 
 /** Props of `StormsView`. */
 export interface StormsViewProps {
@@ -42,6 +75,7 @@ export interface StormsViewProps {
 /** Retry-storm episodes, newest first, each with a sparkline; Enter opens its errors. */
 export function StormsView({ storms, cursor, top, width, height }: StormsViewProps) {
   const { rows } = stormsLayout(height);
+  // Widths from every storm of the window, not just the visible ones: columns stay put when scrolling.
   const shown = storms.slice(top, top + rows);
   const footer =
     storms.length === 0
@@ -49,7 +83,7 @@ export function StormsView({ storms, cursor, top, width, height }: StormsViewPro
       : `storms ${top + 1}–${top + shown.length} of ${storms.length} · Enter: its errors · d: draft`;
   return (
     <Box flexDirection="column">
-      <Table columns={STORM_COLUMNS} rows={shown} cursor={cursor - top} width={width} rowKey={(s) => s.id} height={rows} />
+      <Table columns={stormColumns(storms)} rows={shown} cursor={cursor - top} width={width} rowKey={(s) => s.id} height={rows} />
       <Text color={theme.muted} wrap="truncate">
         {fit(footer, width)}
       </Text>
