@@ -62,7 +62,7 @@ async function dealer(withTriage) {
   const card = { name: 'Bench', description: 'bench', supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], provider: undefined, version: '1', capabilities: { streaming: false, pushNotifications: false, extensions: [{ uri: URI, description: 'AAP', required: true, params: undefined }] }, securitySchemes: {}, securityRequirements: [], defaultInputModes: ['application/json'], defaultOutputModes: ['application/json'], skills: [], signatures: [] };
   let triage = null;
   if (withTriage) {
-    triage = createTriage({ serviceName: 'bench', auditDb: AUDIT ? join(mkdtempSync(join(tmpdir(), 'aap-obs-')), 'a.db') : false, logger: pino(pino.destination({ dest: '/dev/null', sync: false })) });
+    triage = createTriage({ serviceName: 'bench', auditDb: AUDIT ? join(mkdtempSync(join(tmpdir(), 'aap-obs-')), 'a.db') : false, logger: pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })) });
     app.use(triage.middleware());
   }
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: new Handler(card, new InMemoryTaskStore(), new Executor()), userBuilder: UserBuilder.noAuthentication }));

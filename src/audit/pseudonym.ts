@@ -6,7 +6,8 @@
  * Each role has its own domain prefix (`client\0`, `fingerprint\0`, `idempotency\0`,
  * `subject\0`), so one raw value used in two roles gives two unrelated pseudonyms.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { chmodSync, closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PseudonymKeyError } from './errors.js';
@@ -125,8 +126,10 @@ export function canonicalParams(params: unknown): string {
   return walk(params === undefined ? null : params, 0, true, false);
 }
 
-function hmac(secret: string, domain: PseudonymKind | 'key-id', value: string): Buffer {
-  return createHmac('sha256', secret).update(`${domain}\u0000${value}`, 'utf8').digest();
+// The key is a KeyObject made once per pseudonymizer: a string key would be converted on every
+// call (the same UTF-8 bytes, so the same HMAC values).
+function hmac(key: KeyObject, domain: PseudonymKind | 'key-id', value: string): Buffer {
+  return createHmac('sha256', key).update(`${domain}\u0000${value}`, 'utf8').digest();
 }
 
 /** Build a {@link Pseudonymizer} from a secret string (its UTF-8 bytes are the HMAC key). */
@@ -134,8 +137,9 @@ export function createPseudonymizer(secret: string): Pseudonymizer {
   if (secret.length < MIN_SECRET_LENGTH) {
     throw new PseudonymKeyError('too-short', `pseudonym secret is shorter than ${MIN_SECRET_LENGTH} characters`);
   }
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
   const pseudo = (kind: PseudonymKind, value: string) =>
-    hmac(secret, kind, value).subarray(0, PSEUDONYM_BYTES).toString('base64url');
+    hmac(key, kind, value).subarray(0, PSEUDONYM_BYTES).toString('base64url');
   const keyId = createHmac('sha256', secret).update('key-id', 'utf8').digest('hex').slice(0, 8);
   const asIs = (kind: 'client' | 'idempotency') => (raw: string | null | undefined) =>
     typeof raw === 'string' && raw !== '' ? pseudo(kind, raw) : null;

@@ -7,19 +7,16 @@
  * `"Agent execution error: " + message` (DefaultRequestHandler._runExecutor). Details and the
  * error id are dropped.
  *
- * Exact path: each exchange runs with its own store (in the OpenTelemetry context when a context
- * manager is registered, else in an AsyncLocalStorage); an `AapError` constructor that
- * calls `globalThis[Symbol.for('aap-triage.aap-error-created')]` (see AAP_ERROR_CREATED) lands in
- * the store of the request that threw it, and the observer finds it by its message.
- * Until protocol's constructor calls that hook, `installAapErrorHook` also catches instances
- * through the constructor's `this.name = 'AapError'` assignment (an assignment, not a class
- * field, so it reaches a setter on `AapError.prototype`); the setter re-defines `name` as an own
- * data property, so the instance looks exactly as before.
+ * Exact path: each exchange has its own store, found from inside the handler by the trace id of
+ * the active OpenTelemetry span (see `bindToTrace`), else carried in the OpenTelemetry context
+ * or an AsyncLocalStorage; the `AapError` constructor calls
+ * `globalThis[Symbol.for('aap-triage.aap-error-created')]` (AAP_ERROR_CREATED) with the new
+ * instance, which lands in the store of the request that created it, and the observer finds it
+ * by its message.
  * Fallback path: the message alone (`"<CODE>: <aapMessage>"`), see `aapErrorFromMessage`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context as otelContext, createContextKey } from '@opentelemetry/api';
-import { AapError } from '../protocol/aap-error.js';
+import { context as otelContext, createContextKey, isSpanContextValid, trace } from '@opentelemetry/api';
 import { aapErrorFromMessage, asAapError } from './protocol-bridge.js';
 import type { AapErrorLike } from './protocol-bridge.js';
 
@@ -29,9 +26,45 @@ export const AAP_ERROR_CREATED = Symbol.for('aap-triage.aap-error-created');
 /** AapErrors created while one exchange was being handled (bounded). */
 export class ExchangeErrors {
   readonly errors: unknown[] = [];
+  /** The trace id this store is registered under (see `bindToTrace`), else null. */
+  traceId: string | null = null;
   add(err: unknown): void {
     if (this.errors.length < 32) this.errors.push(err);
   }
+}
+
+/**
+ * Stores of the exchanges in flight, by the trace id of their HTTP server span. Inside the
+ * handler the active OpenTelemetry span belongs to that trace, so an AapError finds its
+ * exchange's store without a context switch per request (`context.with` costs every request a
+ * new context and an AsyncLocalStorage run). Bounded; released when the exchange ends.
+ */
+const byTrace = new Map<string, ExchangeErrors>();
+const MAX_BOUND = 65_536;
+
+/**
+ * Registers `store` under `traceId` (the exchange's HTTP server span). Returns false when another
+ * exchange in flight holds that trace id (a client reusing one traceparent for concurrent
+ * calls): the caller then runs the handler with `runWithErrors` instead.
+ */
+export function bindToTrace(store: ExchangeErrors, traceId: string): boolean {
+  if (byTrace.has(traceId)) return false;
+  if (byTrace.size >= MAX_BOUND) {
+    // Exchanges whose response never closed: drop the oldest registration.
+    const oldest = byTrace.keys().next();
+    if (!oldest.done) byTrace.delete(oldest.value);
+  }
+  byTrace.set(traceId, store);
+  store.traceId = traceId;
+  return true;
+}
+
+/** Releases the registration of `bindToTrace`, if any (when the exchange ends). */
+export function releaseStore(store: ExchangeErrors): void {
+  const id = store.traceId;
+  if (id === null) return;
+  store.traceId = null;
+  if (byTrace.get(id) === store) byTrace.delete(id);
 }
 
 const als = new AsyncLocalStorage<ExchangeErrors>();
@@ -54,7 +87,11 @@ function otelContextCarries(): boolean {
 
 /** The AapError store of the exchange being handled, if any. */
 function currentStore(): ExchangeErrors | undefined {
-  return (otelContext.active().getValue(STORE_KEY) as ExchangeErrors | undefined) ?? als.getStore();
+  const active = otelContext.active();
+  const own = (active.getValue(STORE_KEY) as ExchangeErrors | undefined) ?? als.getStore();
+  if (own || byTrace.size === 0) return own;
+  const sc = trace.getSpan(active)?.spanContext();
+  return sc && isSpanContextValid(sc) ? byTrace.get(sc.traceId) : undefined;
 }
 
 let installed = false;
@@ -64,22 +101,14 @@ export function installAapErrorHook(): void {
   installed = true;
   const g = globalThis as unknown as Record<symbol, unknown>;
   if (typeof g[AAP_ERROR_CREATED] !== 'function') {
+    // Called from inside the AapError constructor: must never throw.
     g[AAP_ERROR_CREATED] = (err: unknown) => {
-      currentStore()?.add(err);
+      try {
+        currentStore()?.add(err);
+      } catch {
+        // No store: the observer falls back to the message text.
+      }
     };
-  }
-  const proto = AapError.prototype as unknown as Record<string, unknown>;
-  if (!Object.hasOwn(proto, 'name')) {
-    Object.defineProperty(proto, 'name', {
-      configurable: true,
-      get(): string {
-        return 'AapError';
-      },
-      set(this: object, value: unknown) {
-        Object.defineProperty(this, 'name', { value, writable: true, configurable: true, enumerable: false });
-        if (this instanceof AapError) currentStore()?.add(this);
-      },
-    });
   }
 }
 

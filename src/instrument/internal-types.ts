@@ -43,6 +43,11 @@ export interface TriageCore {
   pseudonymizer: Pseudonymizer | null;
   /** `pseudonymizer.client`, memoised per credential (callers reuse their key on every call). */
   clientPseudonym(credential: string): string | null;
+  /**
+   * `pseudonymizer.fingerprint(method, skill, params)`, memoised by `memoKey` (the call's tracker
+   * hash) when given: a retried call is fingerprinted once. Throws what the pseudonymizer throws.
+   */
+  fingerprintOf(method: string, skill: string | null, params: unknown, memoKey: string | null): string | null;
   tracker: RetryTracker;
   traffic: TrafficCounter;
   knownMethods: ReadonlySet<string>;

@@ -86,10 +86,38 @@ export function createInstruments(meter: Meter, health: () => AuditHealth | null
  * Label sets are built once per combination and reused: the SDK hashes them on every record,
  * and fresh objects per call would only add garbage.
  */
-const labelCache = new Map<string, { base: Attributes; duration: Attributes; error: Attributes | null }>();
+interface LabelSets {
+  base: Attributes;
+  duration: Attributes;
+  error: Attributes | null;
+  /** `base` plus `aap.retry.flag`, by flag (`none` for a plain retry), built when first needed. */
+  retry: Map<string, Attributes>;
+}
+const labelCache = new Map<string, LabelSets>();
 const LABEL_CACHE_MAX = 4096;
+const conformanceLabels = new Map<string, Attributes>();
 
-function labelsFor(r: CallReport, retryable: boolean | null): { base: Attributes; duration: Attributes; error: Attributes | null } {
+function retryLabels(l: LabelSets, flag: string): Attributes {
+  let a = l.retry.get(flag);
+  if (!a) {
+    a = { ...l.base, [ATTR_AAP_RETRY_FLAG]: flag };
+    l.retry.set(flag, a);
+  }
+  return a;
+}
+
+function ruleLabels(protocol: string, rule: string): Attributes {
+  const key = `${protocol}\u0000${rule}`;
+  let a = conformanceLabels.get(key);
+  if (!a) {
+    a = { [ATTR_AAP_PROTOCOL]: protocol, [ATTR_AAP_CONFORMANCE_RULE]: rule };
+    if (conformanceLabels.size >= LABEL_CACHE_MAX) conformanceLabels.clear();
+    conformanceLabels.set(key, a);
+  }
+  return a;
+}
+
+function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
   const key = `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.errorType ?? ''}\u0000${String(retryable)}`;
   let hit = labelCache.get(key);
   if (hit) return hit;
@@ -102,7 +130,7 @@ function labelsFor(r: CallReport, retryable: boolean | null): { base: Attributes
     error = { ...base, [ATTR_ERROR_TYPE]: r.errorType, [ATTR_AAP_ERROR_CODE]: r.errorType };
     if (retryable !== null) error[ATTR_AAP_ERROR_RETRYABLE] = retryable;
   }
-  hit = { base, duration, error };
+  hit = { base, duration, error, retry: new Map() };
   if (labelCache.size >= LABEL_CACHE_MAX) labelCache.clear();
   labelCache.set(key, hit);
   return hit;
@@ -115,13 +143,13 @@ export function recordCall(i: Instruments, r: CallReport): void {
   i.callDuration.record(r.durationS, labels.duration);
   i.attempts.record(r.attempt, labels.base);
   if (r.attempt > 1) {
-    if (r.flags.length === 0) i.retries.add(1, { ...labels.base, [ATTR_AAP_RETRY_FLAG]: RETRY_FLAG_NONE });
-    for (const flag of r.flags) i.retries.add(1, { ...labels.base, [ATTR_AAP_RETRY_FLAG]: flag });
+    if (r.flags.length === 0) i.retries.add(1, retryLabels(labels, RETRY_FLAG_NONE));
+    for (const flag of r.flags) i.retries.add(1, retryLabels(labels, flag));
   }
   if (e && labels.error) {
     i.errors.add(1, labels.error);
     for (const rule of e.conformance) {
-      i.conformance.add(1, { [ATTR_AAP_PROTOCOL]: r.protocol, [ATTR_AAP_CONFORMANCE_RULE]: rule });
+      i.conformance.add(1, ruleLabels(r.protocol, rule));
     }
   }
 }

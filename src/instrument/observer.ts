@@ -11,6 +11,7 @@ import type { Context, Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorEvent, ErrorProtocol } from '../protocol/error-event.js';
 import type { CallOutcome, ParsedError, WireForm } from '../protocol/index.js';
+import { releaseStore } from './aap-error-hook.js';
 import type { ExchangeErrors } from './aap-error-hook.js';
 import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attributes.js';
 import type { CallReport, TriageCore } from './internal-types.js';
@@ -19,7 +20,8 @@ import { recordCall } from './metrics.js';
 import { classifyCall, isParseFailure, mintErrorId as mintId, readJsonBody } from './protocol-bridge.js';
 import type { RequestCall } from './protocol-bridge.js';
 import { RequestBodyTap } from './request-tap.js';
-import { tapResponse } from './response-tap.js';
+import { tapHandlers, tapResponse } from './response-tap.js';
+import { callKey, idempotencyKey } from './call-key.js';
 import type { ResponseTapHandlers } from './response-tap.js';
 import { rewriteItem } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
@@ -94,6 +96,11 @@ function ownString(o: Obj | null, k: string): string | null {
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
 }
 
+function onResponseClose(this: ServerResponse): void {
+  const h = tapHandlers(this);
+  if (h instanceof Exchange) h.closed();
+}
+
 export class Exchange implements ResponseTapHandlers {
   private readonly startedAt = Date.now();
   private parent: Context;
@@ -104,6 +111,8 @@ export class Exchange implements ResponseTapHandlers {
   private sse: SseReader | null = null;
   private finished = false;
   private traceSpan: Span | undefined;
+  /** The valid span of `parent` (the HTTP server span), once the calls are classified. */
+  private parentSpan: Span | null = null;
 
   constructor(
     private readonly core: TriageCore,
@@ -115,15 +124,20 @@ export class Exchange implements ResponseTapHandlers {
     this.body = new RequestBodyTap(req, core.maxBodyBytes);
     // The exchange is the tap's handler object: no per-request closures on the hot path.
     tapResponse(res, core.maxBodyBytes, this);
-    const done = (): void => {
-      try {
-        this.finish();
-      } catch (err) {
-        core.safe.fail('observer', err);
-      }
-    };
-    // 'close' follows 'finish' on a completed response and also ends an aborted one.
-    res.once('close', done);
+    // 'close' follows 'finish' on a completed response and also ends an aborted one. One shared
+    // listener finds the exchange through the tap: no closure per request. A response already
+    // tapped for another observer (two triages in one process) gets a listener of its own.
+    if (tapHandlers(res) === this) res.on('close', onResponseClose);
+    else res.once('close', () => this.closed());
+  }
+
+  /** The response closed: report every call (once). Never throws. */
+  closed(): void {
+    try {
+      this.finish();
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+    }
   }
 
   /** Classifies the request (once) and starts one span per call that expects a reply. */
@@ -131,7 +145,13 @@ export class Exchange implements ResponseTapHandlers {
     if (this.calls) return this.calls;
     // Observed from a diagnostics channel, the exchange starts before the HTTP instrumentation
     // enters its server span; by the first header commit the handler runs inside it.
-    if (!validSpanIn(this.parent)) this.parent = otelContext.active();
+    let parentSpan = validSpanIn(this.parent);
+    if (!parentSpan) {
+      this.parent = otelContext.active();
+      parentSpan = validSpanIn(this.parent);
+    }
+    // Checked once: validity is a regex test of both ids.
+    this.parentSpan = parentSpan ?? null;
     const calls: CallState[] = [];
     const body = this.body.body();
     if (body !== undefined) {
@@ -160,7 +180,7 @@ export class Exchange implements ResponseTapHandlers {
 
   private parentContext(): Context {
     // No valid span in the active context (no HTTP instrumentation): the call spans are roots.
-    return validSpanIn(this.parent) ? this.parent : ROOT_CONTEXT;
+    return this.parentSpan ? this.parent : ROOT_CONTEXT;
   }
 
   /** ResponseTapHandlers: right before headers are committed. Never throws. */
@@ -199,7 +219,7 @@ export class Exchange implements ResponseTapHandlers {
 
   private headersToAdd(): Record<string, string> | null {
     const calls = this.ensureCalls();
-    const parentSpan = validSpanIn(this.parent);
+    const parentSpan = this.parentSpan ?? undefined;
     if (!parentSpan && calls.length === 0 && this.req.method === 'POST') {
       // An unreadable body (truncated JSON, wrong Content-Type): its one answer gets this span. If
       // no JSON-RPC answer comes, the span is never ended, so never exported.
@@ -308,6 +328,7 @@ export class Exchange implements ResponseTapHandlers {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    if (this.errors) releaseStore(this.errors);
     this.sse?.end();
     const calls = this.ensureCalls();
     const only = calls.length === 1 ? calls[0] : undefined;
@@ -319,7 +340,7 @@ export class Exchange implements ResponseTapHandlers {
       this.responses.length = 0;
     }
     const byKey = new Map<string, CallState[]>();
-    for (const c of calls) {
+    for (const c of this.responses.length === 0 ? [] : calls) {
       if (!c.call) continue;
       const k = idKey(c.call.id);
       const list = byKey.get(k);
@@ -340,8 +361,21 @@ export class Exchange implements ResponseTapHandlers {
     }
     const endedAt = Date.now();
     const status = this.res.statusCode;
-    const credential = this.core.safe.call('credential-hook', () => this.core.credential(this.req), null);
-    const client = credential ? this.core.safe.call('pseudonymizer', () => this.core.clientPseudonym(credential), null) : null;
+    // Inline guards rather than safe.call closures: this runs for every exchange.
+    let credential: string | null | undefined = null;
+    try {
+      credential = this.core.credential(this.req);
+    } catch (err) {
+      this.core.safe.fail('credential-hook', err);
+    }
+    let client: string | null = null;
+    if (credential) {
+      try {
+        client = this.core.clientPseudonym(credential);
+      } catch (err) {
+        this.core.safe.fail('pseudonymizer', err);
+      }
+    }
     const attemptHeader = headerAttempt(this.req);
     for (const c of calls) {
       if (c.call === null && c.outcome === null) continue;
@@ -376,17 +410,17 @@ export class Exchange implements ResponseTapHandlers {
     const rawSkill = call?.skill ?? null;
     const skill = rawSkill === null ? null : core.knownSkills.has(rawSkill) ? rawSkill : RPC_METHOD_OTHER;
     const idemRaw = ownString(data, 'idempotency_key');
-    // One canonical walk and one HMAC per call: the keyed fingerprint is both the audit column
-    // and the retry tracker's key (DESIGN §6: (client, fingerprint) or (client, idempotency)).
-    let fingerprint: string | null = null;
-    let idempotency: string | null = null;
+    // The tracker keys on a cheap unkeyed hash of the canonical call (call-key.ts); the keyed
+    // pseudonyms (HMAC) are computed below for error rows only (DESIGN §6: (client, fingerprint)
+    // or (client, idempotency)).
+    let trackHash: string | null = null;
     try {
-      if (call && call.method !== null && p) fingerprint = p.fingerprint(call.method, rawSkill, call.params);
-      if (idemRaw && p) idempotency = p.idempotency(idemRaw);
+      if (idemRaw) trackHash = `i:${idempotencyKey(idemRaw)}`;
+      else if (call && call.method !== null) trackHash = `f:${callKey(call.method, rawSkill, call.params)}`;
     } catch (err) {
-      core.safe.fail('pseudonymizer', err);
+      core.safe.fail('fingerprint', err);
     }
-    const trackKey = idempotency ? `${client ?? ''}\u0000i:${idempotency}` : fingerprint ? `${client ?? ''}\u0000f:${fingerprint}` : null;
+    const trackKey = trackHash === null ? null : `${client ?? ''}\u0000${trackHash}`;
     const { attempt, flags } = core.tracker.record(trackKey, this.startedAt, attemptHeader, {
       at: endedAt,
       ok: error === null,
@@ -401,6 +435,16 @@ export class Exchange implements ResponseTapHandlers {
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
       const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
+      let fingerprint: string | null = null;
+      let idempotency: string | null = null;
+      if (p) {
+        try {
+          if (call && call.method !== null) fingerprint = core.fingerprintOf(call.method, rawSkill, call.params, trackHash !== null && !idemRaw ? trackHash : null);
+          if (idemRaw) idempotency = p.idempotency(idemRaw);
+        } catch (err) {
+          core.safe.fail('pseudonymizer', err);
+        }
+      }
       event = {
         error_id: error.errorId ?? '',
         occurred_at: endedAt,

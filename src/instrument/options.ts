@@ -3,6 +3,7 @@
  * what was expected, better-sqlite3 style).
  */
 import type { IncomingMessage } from 'node:http';
+import { KNOWN_SKILLS } from '../protocol/skills.js';
 import type { TriageOptions } from './types.js';
 
 /** JSON-RPC methods reported by name (A2A 1.0 and 0.3, MCP / DMC-12). Others are `_OTHER`. */
@@ -29,20 +30,11 @@ export const DEFAULT_KNOWN_METHODS: readonly string[] = [
   'ping',
 ];
 
-/** Skill and tool names reported by name: the five AAP skills and the DMC-12 tools named in its docs. */
-export const DEFAULT_KNOWN_SKILLS: readonly string[] = [
-  'dealer.information',
-  'inventory.facets',
-  'inventory.search',
-  'inventory.vehicle',
-  'lead.submit',
-  'search_inventory',
-  'get_vehicle',
-  'create_quote',
-  'create_reservation',
-  'release_reservation',
-  'initiate_deal_handoff',
-];
+/**
+ * Skill and tool names reported by name: protocol's `KNOWN_SKILLS` (the five AAP skills, then the
+ * DMC-12 tools, `request_quote` included). Others are `_OTHER`.
+ */
+export const DEFAULT_KNOWN_SKILLS: readonly string[] = KNOWN_SKILLS;
 
 /** The default credential: the `Authorization: Bearer` token, else the `x-api-key` header. */
 export function defaultCredential(req: IncomingMessage): string | null {

@@ -1,19 +1,18 @@
 /**
- * The protocol functions the observer uses.
- *
- * TEMPORARY (instrument, 2026-11-30): `src/protocol` was being written in parallel with this
- * folder. Parsers come from protocol directly; the builders and the conformance checker are
- * looked up at runtime and fall back to small local versions (spec/aap-errors.txt shapes) while
- * protocol's index does not export them yet. When it does, the fallbacks are dead code and this
- * file should shrink to re-exports.
+ * What the observer needs of `src/protocol`, adapted to its use: protocol's builders with a
+ * lenient local form for the cases they reject (an AapError whose details were lost on the wire,
+ * an odd extension URI), the conformance checker reduced to rule ids, and the recovery of an
+ * AapError from the message text a stock @a2a-js/sdk sends.
  */
-import * as protocol from '../protocol/index.js';
 import {
   A2A_ERROR_DOMAIN,
   AAP_CODES,
   AAP_ERROR_DOMAIN,
   AAP_ERROR_TYPE_URL,
   ERROR_INFO_TYPE_URL,
+  buildAapError,
+  buildExtensionRequiredError,
+  checkConformance as protocolCheckConformance,
   classifyCall,
   classifyRequest,
   isAapCode,
@@ -29,7 +28,6 @@ import type { AapForm } from './types.js';
 export { classifyCall, classifyRequest, isParseFailure, lookupCode, mintErrorId, parseCall, readJsonBody, ERROR_INFO_TYPE_URL, A2A_ERROR_DOMAIN, AAP_CODES, isAapCode };
 export type { RequestCall };
 
-const P = protocol as unknown as Record<string, unknown>;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
 
@@ -62,12 +60,11 @@ export function asAapError(err: unknown): AapErrorLike | undefined {
  * shape" and "JSON-RPC error response"), in the 2.0 array form or the released bare-object form.
  */
 export function buildAapErrorObject(err: AapErrorLike, form: AapForm, createdAt: Date): Record<string, unknown> {
-  const builder = P.buildAapError as ((code: string, o: unknown) => unknown) | undefined;
   const f = form === 'released' ? 'released' : '2.0';
-  if (typeof builder === 'function') {
+  if (isAapCode(err.code)) {
     try {
-      const opts = { form: f, message: err.aapMessage, errorId: err.errorId, retryable: err.retryable, createdAt };
-      const built = builder(err.code, err.details ? { ...opts, details: err.details } : opts);
+      const opts = { form: f, message: err.aapMessage, errorId: err.errorId, retryable: err.retryable, createdAt } as const;
+      const built: unknown = buildAapError(err.code, err.details ? { ...opts, details: err.details } : opts);
       if (isObj(built) && typeof built.code === 'number') return built;
     } catch {
       // e.g. a validation code whose details were lost: fall through to the lenient local form.
@@ -111,14 +108,11 @@ export function buildAapErrorObject(err: AapErrorLike, form: AapForm, createdAt:
 
 /** The JSON-RPC `error` member of the conformant -32008 activation error (spec "The activation error MUST carry recovery instructions"). */
 export function buildExtensionRequiredErrorObject(uri: string): Record<string, unknown> {
-  const builder = P.buildExtensionRequiredError as ((u: string) => unknown) | undefined;
-  if (typeof builder === 'function') {
-    try {
-      const built = builder(uri);
-      if (isObj(built) && typeof built.code === 'number') return built;
-    } catch {
-      // An odd URI: fall through to the local form.
-    }
+  try {
+    const built: unknown = buildExtensionRequiredError(uri);
+    if (isObj(built) && typeof built.code === 'number') return built;
+  } catch {
+    // An odd URI: fall through to the local form.
   }
   return {
     code: -32008,
@@ -134,13 +128,11 @@ export function buildExtensionRequiredErrorObject(uri: string): Record<string, u
   };
 }
 
-/** Conformance rule ids the response object breaks (empty when protocol has no checker yet). */
+/** Conformance rule ids the response object breaks (protocol's `checkConformance`). */
 export function checkConformance(response: unknown): string[] {
-  const fn = P.checkConformance as ((r: unknown) => unknown) | undefined;
-  if (typeof fn !== 'function') return [];
-  const out = fn(response);
-  if (!Array.isArray(out)) return [];
-  return out.map((v: unknown) => (isObj(v) && typeof v.rule === 'string' ? v.rule : String(v))).filter((s) => s.length > 0);
+  return protocolCheckConformance(response)
+    .map((v) => v.rule)
+    .filter((s) => typeof s === 'string' && s.length > 0);
 }
 
 /**

@@ -357,3 +357,8 @@ export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTa
   const t = tap;
   return () => t.mode;
 }
+
+/** The handlers of the tap on `res`, if it has one. */
+export function tapHandlers(res: ServerResponse): ResponseTapHandlers | undefined {
+  return taps.get(res)?.h;
+}

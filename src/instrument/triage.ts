@@ -4,12 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { metrics, trace } from '@opentelemetry/api';
+import { context as otelContext, isSpanContextValid, metrics, trace } from '@opentelemetry/api';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } from '../audit/index.js';
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
-import { ExchangeErrors, enterErrors, installAapErrorHook, runWithErrors } from './aap-error-hook.js';
+import { ExchangeErrors, bindToTrace, enterErrors, installAapErrorHook, runWithErrors } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
 import type { TriageCore } from './internal-types.js';
 import { startMetricsExportFromEnv } from './metrics-export.js';
@@ -69,6 +69,22 @@ export function createTriage(options?: TriageOptions): Triage {
     return value;
   };
 
+  // Same for the keyed fingerprint of an error row, by the call's (unkeyed) tracker hash: a storm
+  // of retries of one call costs one canonical walk and HMAC, not one per attempt.
+  const fingerprintMemo = new Map<string, string>();
+  const fingerprintOf = (method: string, skill: string | null, params: unknown, memoKey: string | null): string | null => {
+    if (memoKey !== null) {
+      const hit = fingerprintMemo.get(memoKey);
+      if (hit !== undefined) return hit;
+    }
+    const value = p.fingerprint(method, skill, params);
+    if (memoKey !== null) {
+      if (fingerprintMemo.size >= 1024) fingerprintMemo.clear();
+      fingerprintMemo.set(memoKey, value);
+    }
+    return value;
+  };
+
   const core: TriageCore = {
     service,
     tracer,
@@ -78,6 +94,7 @@ export function createTriage(options?: TriageOptions): Triage {
     sink,
     pseudonymizer,
     clientPseudonym,
+    fingerprintOf,
     tracker: new RetryTracker({
       windowMs: o.retryWindowMs ?? DEFAULTS.retryWindowMs,
       maxKeys: o.retryTrackerMaxKeys ?? DEFAULTS.retryTrackerMaxKeys,
@@ -103,8 +120,12 @@ export function createTriage(options?: TriageOptions): Triage {
   const timer = setInterval(flushTraffic, o.trafficFlushIntervalMs ?? DEFAULTS.trafficFlushIntervalMs);
   timer.unref();
 
-  const observe = (req: IncomingMessage, res: ServerResponse): ExchangeErrors => {
+  const observe = (req: IncomingMessage, res: ServerResponse, bind: boolean): ExchangeErrors => {
     const errors = new ExchangeErrors();
+    if (bind && core.active) {
+      const sc = trace.getSpan(otelContext.active())?.spanContext();
+      if (sc && isSpanContextValid(sc)) bindToTrace(errors, sc.traceId);
+    }
     observeExchange(core, req, res, errors);
     return errors;
   };
@@ -115,11 +136,12 @@ export function createTriage(options?: TriageOptions): Triage {
       return (req, res, next) => {
         let errors: ExchangeErrors | null = null;
         try {
-          errors = observe(req, res);
+          errors = observe(req, res, true);
         } catch (err) {
           safe.fail('observer', err);
         }
-        if (errors) runWithErrors(errors, () => next());
+        // Under a valid HTTP server span the store is found by its trace id: no context switch.
+        if (errors && errors.traceId === null) runWithErrors(errors, () => next());
         else next();
       };
     },
@@ -127,17 +149,17 @@ export function createTriage(options?: TriageOptions): Triage {
       const wrapped = function (this: unknown, req: IncomingMessage, res: ServerResponse) {
         let errors: ExchangeErrors | null = null;
         try {
-          errors = observe(req, res);
+          errors = observe(req, res, true);
         } catch (err) {
           safe.fail('observer', err);
         }
-        return errors ? runWithErrors(errors, () => listener.call(this, req, res)) : listener.call(this, req, res);
+        return errors && errors.traceId === null ? runWithErrors(errors, () => listener.call(this, req, res)) : listener.call(this, req, res);
       };
       return wrapped as unknown as L;
     },
     observe(req, res) {
       try {
-        enterErrors(observe(req, res));
+        enterErrors(observe(req, res, false));
       } catch (err) {
         safe.fail('observer', err);
       }
