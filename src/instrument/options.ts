@@ -3,32 +3,15 @@
  * what was expected, better-sqlite3 style).
  */
 import type { IncomingMessage } from 'node:http';
-import { KNOWN_SKILLS } from '../protocol/skills.js';
+import { RETRY_WINDOW_MS } from '../protocol/retry.js';
+import { KNOWN_RPC_METHODS, KNOWN_SKILLS } from '../protocol/skills.js';
 import type { TriageOptions } from './types.js';
 
-/** JSON-RPC methods reported by name (A2A 1.0 and 0.3, MCP / DMC-12). Others are `_OTHER`. */
-export const DEFAULT_KNOWN_METHODS: readonly string[] = [
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'GetExtendedAgentCard',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'message/send',
-  'message/stream',
-  'tasks/get',
-  'tasks/cancel',
-  'tasks/resubscribe',
-  'tools/call',
-  'tools/list',
-  'initialize',
-  'ping',
-];
+/**
+ * JSON-RPC methods reported by name: protocol's `KNOWN_RPC_METHODS` (A2A 1.0 and 0.3, MCP /
+ * DMC-12). Others are `_OTHER`, the original on the span only.
+ */
+export const DEFAULT_KNOWN_METHODS: readonly string[] = KNOWN_RPC_METHODS;
 
 /**
  * Skill and tool names reported by name: protocol's `KNOWN_SKILLS` (the five AAP skills, then the
@@ -53,7 +36,7 @@ export const DEFAULTS = {
   serviceName: 'dealer-agent',
   aapForm: 'auto',
   maxBodyBytes: 1_048_576,
-  retryWindowMs: 600_000,
+  retryWindowMs: RETRY_WINDOW_MS,
   retryTrackerMaxKeys: 50_000,
   trafficFlushIntervalMs: 60_000,
 } as const;

@@ -5,6 +5,7 @@
  * recently seen evicted first; keys idle longer than the window are dropped as they surface.
  */
 import type { RetryFlag } from '../protocol/error-event.js';
+import { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, RETRY_WINDOW_MS } from '../protocol/retry.js';
 
 /** Tracker settings; all times in milliseconds. */
 export interface RetryTrackerOptions {
@@ -20,12 +21,13 @@ export interface RetryTrackerOptions {
   jitter: number;
 }
 
+/** Tracker defaults; the window, backoff base and jitter tolerance are DESIGN §6's (src/protocol/retry.ts). */
 export const RETRY_TRACKER_DEFAULTS: RetryTrackerOptions = {
-  windowMs: 600_000,
+  windowMs: RETRY_WINDOW_MS,
   maxKeys: 50_000,
-  baseDelayMs: 1_000,
+  baseDelayMs: BACKOFF_BASE_MS,
   maxDelayMs: 30_000,
-  jitter: 0.2,
+  jitter: BACKOFF_JITTER_TOLERANCE,
 };
 
 /** How a call ended, as the next attempt is judged against it. */
