@@ -4,9 +4,9 @@
 // keystroke (Enter on `/code:X`) to the redrawn frame. Targets: < 500 ms and < 100 ms.
 //
 // Run: npm run build && node bench/tui-frame.bench.mjs [runs=5] [db=bench/results/triage-10m.db]
-// Two variants in one run: ink and React loaded as plain modules (what `npm run build` gives
-// today), then from a single-file bundle of dist/tui/render.js made here with rolldown (vite's
-// bundler, in node_modules) and removed afterwards.
+// Two variants in one run: what `npm run build` ships (ink, React and the UI bundled into
+// dist/tui/bundle/render.js by rolldown), then the plain modules with the bundle set aside, for
+// comparison (the bundle is put back afterwards).
 // (the database comes from `node bench/triage-generate.mjs`; this script generates a 1-million-
 // row one into bench/results/tui-1m.db when the 10-million-row file is absent, and says so).
 //
@@ -20,7 +20,7 @@
 // - move: from `j` to its frame, for scale.
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,17 +42,19 @@ async function parent() {
   }
   const { BENCH_END } = await import('./triage-generate.mjs');
   console.log(`tui-frame: ${db}${note}, ${(statSync(db).size / 2 ** 30).toFixed(2)} GiB, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadavg()[0]?.toFixed(1)}`);
+  // `npm run build` bundles ink, React and the UI into dist/tui/bundle (see RENDER_BUNDLE in
+  // src/tui/index.ts): measure that, then the plain modules with the bundle set aside, then put it back.
   const bundleDir = resolve(here, '../dist/tui/bundle');
-  rmSync(bundleDir, { recursive: true, force: true });
-  const summary = { plain: measure(runs, db, BENCH_END, 'plain modules') };
-  // The same with ink, React and the UI in one file (see RENDER_BUNDLE in src/tui/index.ts).
-  const rolldown = resolve(here, '../node_modules/.bin/rolldown');
-  if (existsSync(rolldown)) {
-    const b = spawnSync(rolldown, [resolve(here, '../dist/tui/render.js'), '--format', 'esm', '--platform', 'node', '-d', bundleDir, '--external', 'better-sqlite3'], { encoding: 'utf8' });
-    if (b.status !== 0) throw new Error(`rolldown failed: ${b.stderr}`);
-    summary.bundle = measure(runs, db, BENCH_END, 'single-file bundle');
-    rmSync(bundleDir, { recursive: true, force: true }); // leave dist as `npm run build` made it
-  } else console.log('(no node_modules/.bin/rolldown: bundle variant skipped)');
+  if (!existsSync(bundleDir)) throw new Error('dist/tui/bundle is missing: run `npm run build` first');
+  const summary = { bundle: measure(runs, db, BENCH_END, 'as built (single-file bundle)') };
+  const parked = `${bundleDir}.parked`;
+  rmSync(parked, { recursive: true, force: true });
+  renameSync(bundleDir, parked);
+  try {
+    summary.plain = measure(runs, db, BENCH_END, 'plain modules (bundle set aside)');
+  } finally {
+    renameSync(parked, bundleDir);
+  }
   console.log(JSON.stringify(summary));
 }
 

@@ -16,11 +16,11 @@ export { createTriageSource, DEFAULT_MAIL } from './triage-source.js';
 export type * from './types.js';
 
 /**
- * Path, relative to this module, of an optional single-file bundle of `render.js` with ink and
- * React inside. Loading ink's few hundred modules one by one is most of the time to the first
+ * Path, relative to this module, of the single-file bundle of `render.js` with ink and React
+ * inside. Loading ink's few hundred modules one by one is most of the time to the first
  * frame (measured: 510–780 ms for render.js, 140–350 ms for the bundle; docs/benchmarks.md).
- * The build may produce it (`rolldown dist/tui/render.js --format esm --platform node -d
- * dist/tui/bundle --external better-sqlite3`); without it the modules load as they are.
+ * `npm run build` produces it with rolldown; without it (running from source, or a stale
+ * bundle) the modules load as they are.
  */
 export const RENDER_BUNDLE = './bundle/render.js';
 
