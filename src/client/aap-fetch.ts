@@ -11,7 +11,7 @@ import { currentScope } from './call-scope.js';
 import { DealerAgentError } from './dealer-error.js';
 import { inspectJson } from './exchange.js';
 import type { Exchange, OpenCall } from './exchange.js';
-import { classifyRequest, DEFAULT_MAX_BYTES, HEADER_ATTEMPT, isParseFailure } from './protocol-bridge.js';
+import { classifyRequest, DEFAULT_MAX_BYTES, HEADER_ATTEMPT, isParseFailure } from '../protocol/index.js';
 import { bodyText } from './request-info.js';
 import { inspectStream } from './sse.js';
 import { createClientTelemetry, endCall, requestAttributes, startCallSpan } from './telemetry.js';

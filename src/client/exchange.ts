@@ -5,11 +5,11 @@
  * `dealerErrorsOf`. Internal except `dealerErrorsOf` and `traceIdFromTraceresponse`.
  */
 import type { Attributes, Span } from '@opentelemetry/api';
-import { HEADER_TRACERESPONSE } from './protocol-bridge.js';
+import { HEADER_TRACERESPONSE } from '../protocol/index.js';
 import type { CallScope } from './call-scope.js';
 import { DealerAgentError } from './dealer-error.js';
-import { isParseFailure, matchBatch, parseResponse, readJsonBody } from './protocol-bridge.js';
-import type { CallOutcome, RequestCall } from './protocol-bridge.js';
+import { isParseFailure, matchBatch, parseResponse, readJsonBody } from '../protocol/index.js';
+import type { CallOutcome, RequestCall } from '../protocol/index.js';
 import { endCall } from './telemetry.js';
 import type { ClientTelemetry } from './telemetry.js';
 import type { AapFetchOptions } from './types.js';

@@ -18,7 +18,7 @@ export {
 } from './retry-policy.js';
 export type { ResolvedBudgetOptions, ResolvedRetryPolicy } from './retry-policy.js';
 export { callWithDetails, defaultRetryBudget, defaultSleep, withRetries } from './with-retries.js';
-export { HEADER_ATTEMPT, HEADER_TRACERESPONSE } from './protocol-bridge.js';
+export { HEADER_ATTEMPT, HEADER_TRACERESPONSE } from '../protocol/index.js';
 export type {
   AapFetchOptions,
   AttemptContext,

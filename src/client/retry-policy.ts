@@ -7,7 +7,7 @@
  * RATE_LIMITED (wait `details.retry_after_ms` / `retry_after_seconds`) and "Buyer agents MUST honor
  * the value the dealer returns rather than the table default".
  */
-import { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, BACKOFF_MULTIPLIER } from './protocol-bridge.js';
+import { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, BACKOFF_MULTIPLIER } from '../protocol/index.js';
 import type {
   JitterMode,
   RetryBudget,

@@ -4,7 +4,7 @@
  */
 import { closeRemaining, errorsFromValue, record } from './exchange.js';
 import type { Exchange } from './exchange.js';
-import { isParseFailure, readJsonBody } from './protocol-bridge.js';
+import { isParseFailure, readJsonBody } from '../protocol/index.js';
 import type { ClientTelemetry } from './telemetry.js';
 import type { AapFetchOptions } from './types.js';
 

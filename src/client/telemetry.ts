@@ -31,7 +31,7 @@ import {
   KNOWN_SKILLS,
   RPC_METHOD_OTHER,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
-} from './protocol-bridge.js';
+} from '../protocol/index.js';
 import type { DealerAgentError } from './dealer-error.js';
 import type { CallInfo } from './request-info.js';
 import type { ClientTelemetryOptions, StopReason } from './types.js';
