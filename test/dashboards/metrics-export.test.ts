@@ -2,9 +2,10 @@
 // registered (issue 8 "Export"). Real exporters: the Prometheus endpoint is fetched over HTTP and
 // OTLP/HTTP JSON is received by a loopback server. This file changes process.env; vitest runs
 // each test file in its own process (pool: forks), so nothing leaks into other files.
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver } from './otlp-receiver.js';
 import {
   hasGlobalMeterProvider,
   metricsExportersFromEnv,
@@ -91,23 +92,12 @@ describe('startMetricsExportFromEnv', () => {
   });
 
   it('pushes OTLP/HTTP JSON to OTEL_EXPORTER_OTLP_METRICS_ENDPOINT every OTEL_METRIC_EXPORT_INTERVAL ms, with service.name', async () => {
-    const bodies: string[] = [];
-    const receiver: Server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (body += c));
-      req.on('end', () => {
-        if (req.url === '/v1/metrics') bodies.push(body);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const addr = receiver.address();
-    const port = typeof addr === 'object' && addr ? addr.port : 0;
+    const receiver = await startOtlpReceiver();
+    const { bodies } = receiver;
     try {
       process.env.OTEL_METRICS_EXPORTER = 'otlp';
       process.env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL = 'http/json';
-      process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = `http://127.0.0.1:${port}/v1/metrics`;
+      process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = receiver.endpoint;
       process.env.OTEL_METRIC_EXPORT_INTERVAL = '200';
       process.env.OTEL_METRIC_EXPORT_TIMEOUT = '150';
       process.env.OTEL_SERVICE_NAME = 'dealer-otlp';
@@ -127,8 +117,7 @@ describe('startMetricsExportFromEnv', () => {
     } finally {
       await running?.shutdown();
       running = null;
-      receiver.closeAllConnections();
-      await new Promise<void>((r) => receiver.close(() => r()));
+      await receiver.close();
     }
   });
 });

@@ -5,10 +5,10 @@
 // JSON-RPC server (fixtures/register-server.mjs).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver } from './otlp-receiver.js';
 import { freePort } from './prometheus.js';
 
 const REGISTER = fileURLToPath(new URL('../../dist/instrument/register.js', import.meta.url));
@@ -114,24 +114,13 @@ describe('aap-triage/register metrics export', () => {
   });
 
   it('pushes the same instruments over OTLP/HTTP JSON with OTEL_METRICS_EXPORTER=otlp', async () => {
-    const bodies: string[] = [];
-    const receiver: Server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (body += c));
-      req.on('end', () => {
-        if (req.url === '/v1/metrics') bodies.push(body);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const addr = receiver.address();
-    const port = typeof addr === 'object' && addr ? addr.port : 0;
+    const receiver = await startOtlpReceiver();
+    const { bodies } = receiver;
     try {
       const { rpcUrl } = await startFixture({
         OTEL_METRICS_EXPORTER: 'otlp',
         OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
-        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/v1/metrics`,
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: receiver.endpoint,
         OTEL_METRIC_EXPORT_INTERVAL: '250',
         OTEL_METRIC_EXPORT_TIMEOUT: '200',
         OTEL_SERVICE_NAME: 'register-fixture-otlp',
@@ -160,8 +149,7 @@ describe('aap-triage/register metrics export', () => {
     } finally {
       // Stop the child first: its last flush on SIGTERM goes to this receiver, not a closed port.
       await stopChildren();
-      receiver.closeAllConnections();
-      await new Promise<void>((r) => receiver.close(() => r()));
+      await receiver.close();
     }
   });
 });
