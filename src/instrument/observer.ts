@@ -17,8 +17,8 @@ import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attrib
 import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
 import { recordCall } from './metrics.js';
-import { classifyCall, isParseFailure, mintErrorId as mintId, readJsonBody } from './protocol-bridge.js';
-import type { RequestCall } from './protocol-bridge.js';
+import { classifyCall, isParseFailure, mintErrorId as mintId, readJsonBody } from '../protocol/index.js';
+import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';

@@ -13,20 +13,10 @@ import {
   buildAapError,
   buildExtensionRequiredError,
   checkConformance as protocolCheckConformance,
-  classifyCall,
-  classifyRequest,
   isAapCode,
-  isParseFailure,
-  lookupCode,
   mintErrorId,
-  parseCall,
-  readJsonBody,
 } from '../protocol/index.js';
-import type { RequestCall } from '../protocol/index.js';
 import type { AapForm } from './types.js';
-
-export { classifyCall, classifyRequest, isParseFailure, lookupCode, mintErrorId, parseCall, readJsonBody, ERROR_INFO_TYPE_URL, A2A_ERROR_DOMAIN, AAP_CODES, isAapCode };
-export type { RequestCall };
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);

@@ -9,19 +9,11 @@
  * - a DMC-12 error result without `_metadata.trace_id` gets `trc_<trace id>`.
  * Success responses are returned untouched.
  */
-import type { CallOutcome, ParsedError } from '../protocol/index.js';
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE_URL, mintErrorId, parseCall } from '../protocol/index.js';
+import type { CallOutcome, ParsedError, RequestCall } from '../protocol/index.js';
 import { correlate } from './aap-error-hook.js';
 import type { ExchangeErrors } from './aap-error-hook.js';
-import {
-  A2A_ERROR_DOMAIN,
-  ERROR_INFO_TYPE_URL,
-  buildAapErrorObject,
-  buildExtensionRequiredErrorObject,
-  checkConformance,
-  mintErrorId,
-  parseCall,
-} from './protocol-bridge.js';
-import type { RequestCall } from './protocol-bridge.js';
+import { buildAapErrorObject, buildExtensionRequiredErrorObject, checkConformance } from './protocol-bridge.js';
 import type { AapForm } from './types.js';
 
 /** Conformance rule ids the instrumentation itself reports for what it had to complete. */
