@@ -9,13 +9,15 @@
  */
 import { IncomingMessage } from 'node:http';
 
-const bodyTaps = new WeakMap<IncomingMessage, RequestBodyTap>();
+/** Where a tapped request keeps its tap (a property, not a WeakMap entry: see response-tap.ts). */
+const BODY_TAP = Symbol('aap-triage.request-tap');
+type Tapped = IncomingMessage & { [BODY_TAP]?: RequestBodyTap };
 let patched = false;
 
 /**
  * Patches `IncomingMessage.prototype.emit` once per process, so a tapped request needs no
  * per-instance wrapper (an own `emit` on each request costs every later property access on it).
- * A request without a tap pays one WeakMap lookup per emitted event.
+ * A request without a tap pays one property read per emitted event.
  */
 function patchEmit(): void {
   if (patched) return;
@@ -23,7 +25,7 @@ function patchEmit(): void {
   const proto = IncomingMessage.prototype as unknown as { emit: (...a: unknown[]) => boolean };
   const origEmit = proto.emit;
   proto.emit = function emit(this: IncomingMessage, event: unknown, chunk?: unknown) {
-    const tap = bodyTaps.get(this);
+    const tap = (this as Tapped)[BODY_TAP];
     if (tap !== undefined) {
       if (event === 'data') tap.onData(chunk);
       else if (event === 'end') tap.onEnd();
@@ -47,7 +49,7 @@ export class RequestBodyTap {
   ) {
     if (this.frameworkBody() !== undefined) return;
     patchEmit();
-    bodyTaps.set(req, this);
+    (req as Tapped)[BODY_TAP] = this;
   }
 
   /** The host's reader finished the body. */

@@ -1,7 +1,7 @@
 /**
  * Observes (and, for JSON, may complete) what a `ServerResponse` sends, through
  * `writeHead` / `flushHeaders` / `write` / `end` patched once on `ServerResponse.prototype`,
- * with each tapped response's state in a WeakMap. The host's calls keep their semantics; no
+ * with each tapped response's state under a symbol-keyed property of the response. The host's calls keep their semantics; no
  * method ever throws because of the tap.
  *
  * Modes, decided when the host first commits headers or body:
@@ -98,7 +98,7 @@ interface Originals {
   end: (...a: unknown[]) => ServerResponse;
 }
 
-/** One response's tap state. Held in a WeakMap keyed by the response, never on it. */
+/** One response's tap state, held under the response's `TAP` property. */
 class Tap {
   mode: TapMode | null = null;
   pendingHead: unknown[] | null = null;
@@ -306,13 +306,19 @@ class Tap {
   }
 }
 
-const taps = new WeakMap<ServerResponse, Tap>();
+/**
+ * Where a tapped response keeps its tap. Not a WeakMap keyed by the response: one short-lived
+ * WeakMap entry per request measured ≈ 60 µs per request of extra garbage-collection work under
+ * load (docs/benchmarks.md, "instrumentation overhead"); a plain own property costs no GC work.
+ */
+const TAP = Symbol('aap-triage.response-tap');
+type Tapped = ServerResponse & { [TAP]?: Tap };
 let originals: Originals | null = null;
 
 /**
  * Patches `ServerResponse.prototype` once per process (the undici-instrumentation idea of
  * observing without per-request wrappers): a response without a tap takes the original path at
- * the cost of one WeakMap lookup; no function is allocated per request.
+ * the cost of one property read; no function is allocated per request.
  */
 function patchPrototype(): Originals {
   if (originals) return originals;
@@ -324,19 +330,19 @@ function patchPrototype(): Originals {
     end: proto.end as Originals['end'],
   };
   proto.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
-    const t = taps.get(this);
+    const t = (this as Tapped)[TAP];
     return t && !t.inner && !t.ended ? t.writeHead(args) : o.writeHead.apply(this, args);
   };
   proto.flushHeaders = function flushHeaders(this: ServerResponse) {
-    const t = taps.get(this);
+    const t = (this as Tapped)[TAP];
     return t && !t.inner && !t.ended ? t.flushHeaders() : o.flushHeaders.call(this);
   };
   proto.write = function write(this: ServerResponse, chunk: unknown, encoding?: unknown, cb?: unknown) {
-    const t = taps.get(this);
+    const t = (this as Tapped)[TAP];
     return t && !t.inner && !t.ended ? t.write(chunk, encoding, cb) : o.write.call(this, chunk, encoding, cb);
   };
   proto.end = function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, cb?: unknown) {
-    const t = taps.get(this);
+    const t = (this as Tapped)[TAP];
     return t && !t.inner && !t.ended ? t.end(chunk, encoding, cb) : o.end.call(this, chunk, encoding, cb);
   };
   originals = o;
@@ -349,10 +355,10 @@ function patchPrototype(): Originals {
  */
 export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): () => TapMode | null {
   const o = patchPrototype();
-  let tap = taps.get(res);
+  let tap = (res as Tapped)[TAP];
   if (!tap) {
     tap = new Tap(res, maxBytes, h, o);
-    taps.set(res, tap);
+    (res as Tapped)[TAP] = tap;
   }
   const t = tap;
   return () => t.mode;
@@ -360,5 +366,5 @@ export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTa
 
 /** The handlers of the tap on `res`, if it has one. */
 export function tapHandlers(res: ServerResponse): ResponseTapHandlers | undefined {
-  return taps.get(res)?.h;
+  return (res as Tapped)[TAP]?.h;
 }
