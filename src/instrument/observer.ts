@@ -3,8 +3,9 @@
  * reading the stream, request-tap.ts) and the response bytes (response-tap.ts), classifies each
  * JSON-RPC call with `src/protocol`, completes error responses (rewrite.ts), builds one
  * `ErrorEvent` per error and hands every call to the sinks: span, metrics, log line, retry
- * tracker, traffic counters and audit sink. Its state lives in this object, never on the host's
- * request. Nothing here throws into the host: every step runs under the triage's SafeCaller.
+ * tracker, traffic counters and audit sink. Its state lives in this object; the host's request and
+ * response carry only a symbol-keyed reference to their tap. Nothing here throws into the host:
+ * every step runs under the triage's SafeCaller.
  */
 import { ROOT_CONTEXT, context as otelContext } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';

@@ -163,3 +163,33 @@ describe('broken collaborators never reach the host', () => {
     expect(() => createTriage({ requiredExtensionUri: 'not a uri' })).toThrow(/requiredExtensionUri/);
   });
 });
+
+describe("the host's request and response", () => {
+  it('gain no enumerable keys from the instrumentation', async () => {
+    /** A DMC-12-ish echo handler that reports the keys its req/res show after reading the body. */
+    const seen: { req: string[]; res: string[] }[] = [];
+    const listener: RequestListener = (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ req: Object.keys(req).sort(), res: Object.keys(res).sort() });
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } }));
+      });
+    };
+    const servers = [createServer(listener), createServer(h.triage.wrap(listener))];
+    try {
+      for (const server of servers) {
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+        const r = await post(url, JSON.stringify(toolsCall('keys-1', 'search_inventory')), DMC12_HEADERS);
+        expect(r.status).toBe(200);
+      }
+    } finally {
+      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    }
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toEqual(seen[0]);
+  });
+});
