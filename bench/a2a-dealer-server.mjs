@@ -5,11 +5,15 @@
 //   otel:   the OpenTelemetry Node SDK and its HTTP instrumentation only (spans batched into a
 //           discarding exporter, so export cost is the same zero in both modes);
 //   triage: the same plus createTriage() mounted before the handler, auditing to a real SQLite
-//           file (worker thread) and logging its error lines to /dev/null (pino's asynchronous destination with a 4 KiB buffer, `minLength: 4096, sync: false`, pino's documented setting for throughput).
+//           file (worker thread) and logging its error lines to /dev/null with pino's
+//           asynchronous destination (`sync: false, minLength: 4096`, pino's setting for throughput).
+// BENCH_OMIT (triage only, for the breakdown) leaves parts out through public options:
+//   spans   — a tracer provider whose spans are non-recording (no call spans are kept);
+//   metrics — a no-op meter provider;  audit — `auditDb: false`;  log — `logger: false`.
 // A request whose skill data has `failInHandler: '<AAP code>'` throws AapError from the request
-// handler (the all-error load). Prints `PORT <n>` when listening.
+// handler (the all-error load). Prints `PORT <n>` when listening; SIGUSR2 prints `CPU <µs>`.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -92,13 +96,22 @@ const card = {
 };
 const requestHandler = new Handler(card, new InMemoryTaskStore(), new Executor());
 let triage = null;
+let auditDir = null;
 if (mode === 'triage') {
   const { createTriage } = await import('../dist/instrument/index.js');
   const { pino } = await import('pino');
-  const dir = mkdtempSync(join(tmpdir(), 'aap-bench-'));
-  // BENCH_AUDIT=off measures the instrumentation without the audit writer (diagnosis only).
-  const auditDb = process.env.BENCH_AUDIT === 'off' ? false : join(dir, 'audit.db');
-  triage = createTriage({ serviceName: 'bench-dealer', auditDb, logger: pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })) });
+  const { createNoopMeter, trace } = await import('@opentelemetry/api');
+  const omit = new Set((process.env.BENCH_OMIT ?? '').split(',').filter(Boolean));
+  auditDir = mkdtempSync(join(tmpdir(), 'aap-bench-'));
+  // Spans that carry the parent's context but record nothing, so the SDK keeps no call span.
+  const nonRecording = { getTracer: () => ({ startSpan: (_n, _o, ctx) => trace.wrapSpanContext(trace.getSpanContext(ctx) ?? { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }) }) };
+  triage = createTriage({
+    serviceName: 'bench-dealer',
+    auditDb: omit.has('audit') ? false : join(auditDir, 'audit.db'),
+    logger: omit.has('log') ? false : pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })),
+    ...(omit.has('spans') ? { tracerProvider: nonRecording } : {}),
+    ...(omit.has('metrics') ? { meterProvider: { getMeter: () => createNoopMeter() } } : {}),
+  });
   app.use(triage.middleware());
 }
 app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
@@ -114,5 +127,6 @@ process.on('SIGTERM', async () => {
   server.close();
   await triage?.shutdown();
   await sdk.shutdown();
+  if (auditDir) rmSync(auditDir, { recursive: true, force: true });
   process.exit(0);
 });

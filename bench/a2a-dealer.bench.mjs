@@ -2,12 +2,15 @@
 // Instrumentation overhead (issue 3 "Benchmark"): requests/s of an @a2a-js/sdk dealer serving
 // inventory.search on loopback with (a) OpenTelemetry HTTP instrumentation only and (b) the same
 // plus aap-triage, on a success-only load and an all-error load, in one run; prints b/a.
-// Server and load generator are separate processes; with taskset available and ≥ 2 cores the
-// server is pinned to CPU 0 and autocannon to CPU 1 (the server's audit worker thread shares
-// CPU 0 with it). Imports dist/: run it as
-//   npm run build && node bench/a2a-dealer.bench.mjs [seconds=10] [rounds=2] [connections=10]
-// Rounds alternate a, b per load so drift hits both; the medians are reported. Record the
-// printed figures in docs/benchmarks.md ("instrumentation overhead").
+//   npm run build && node bench/a2a-dealer.bench.mjs [seconds=5] [rounds=8] [connections=10] [--breakdown]
+// Per load, one long-lived server process per variant (bench/a2a-dealer-server.mjs) is started
+// and warmed up; then trials alternate between them (a, b, a, b …) so that drift on a shared
+// machine hits all alike, and the medians are reported; a server waits stopped (SIGSTOP) while
+// another is measured. With taskset and ≥ 2 cores every server
+// (with its audit worker thread) is pinned to CPU 0 and autocannon to CPU 1: a one-core dealer.
+// --breakdown adds variants of (b) that leave one part out through public options (call spans,
+// metrics, audit store, log line), to show what each part costs. Record the printed figures in
+// docs/benchmarks.md ("instrumentation overhead").
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
@@ -15,13 +18,25 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const SECONDS = Number(process.argv[2] ?? 10);
-const ROUNDS = Number(process.argv[3] ?? 2);
-const CONNECTIONS = Number(process.argv[4] ?? 10);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const BREAKDOWN = process.argv.includes('--breakdown');
+const SECONDS = Number(args[0] ?? 5);
+const ROUNDS = Number(args[1] ?? 8);
+const CONNECTIONS = Number(args[2] ?? 10);
 const WARMUP_S = 3;
+const TARGETS = { success: 0.95, 'all-error': 0.85 };
 const EXTENSION_URI = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
 const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
-const pin = (cpu, cmd, args) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args]);
+const pin = (cpu, cmd, argv) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...argv]] : [cmd, argv]);
+
+/** Variants: (a), (b) and, with --breakdown, (b) without one part (BENCH_OMIT of the server). */
+const VARIANTS = [
+  { name: 'otel', mode: 'otel', label: '(a) OTel HTTP only' },
+  { name: 'triage', mode: 'triage', label: '(b) + aap-triage' },
+  ...(BREAKDOWN
+    ? ['spans', 'metrics', 'audit', 'log'].map((part) => ({ name: `-${part}`, mode: 'triage', omit: part, label: `(b) without ${part}` }))
+    : []),
+];
 
 function body(data) {
   return JSON.stringify({
@@ -36,9 +51,10 @@ const LOADS = {
   'all-error': body({ failInHandler: 'VEHICLE_NOT_FOUND' }),
 };
 
-async function startServer(mode) {
-  const [cmd, args] = pin(0, process.execPath, [join(HERE, 'a2a-dealer-server.mjs'), mode]);
-  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(variant) {
+  const [cmd, argv] = pin(0, process.execPath, [join(HERE, 'a2a-dealer-server.mjs'), variant.mode]);
+  const env = { ...process.env, BENCH_OMIT: variant.omit ?? '' };
+  const proc = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let out = '';
   proc.stdout.on('data', (c) => (out += c));
   const port = await new Promise((resolve, reject) => {
@@ -52,6 +68,7 @@ async function startServer(mode) {
     };
     check();
   });
+  /** The server's CPU time so far, µs (all threads). */
   const cpu = async () => {
     const before = out.length;
     proc.kill('SIGUSR2');
@@ -62,34 +79,29 @@ async function startServer(mode) {
     }
     return NaN;
   };
-  return { proc, port, cpu };
+  // Servers wait stopped (SIGSTOP) between their trials, so their timers and GC never run while
+  // another variant is being measured on the same CPU.
+  const pause = () => proc.kill('SIGSTOP');
+  const resume = () => proc.kill('SIGCONT');
+  const stop = async () => {
+    proc.kill('SIGCONT');
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.on('exit', r));
+  };
+  return { variant, port, cpu, pause, resume, stop };
 }
 
 function autocannon(port, payload, seconds) {
   const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
   const ac = join(HERE, '..', 'node_modules', 'autocannon', 'autocannon.js');
-  const [cmd, args] = pin(1, process.execPath, [
+  const [cmd, argv] = pin(1, process.execPath, [
     ac, '-j', '-c', String(CONNECTIONS), '-d', String(seconds), '-m', 'POST',
     '-H', 'content-type=application/json', '-H', 'A2A-Version=1.0', '-H', `A2A-Extensions=${EXTENSION_URI}`,
     '-b', payload, url,
   ]);
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const j = JSON.parse(r.stdout);
-  return { rps: j.requests.average, total: j.requests.total, p99: j.latency.p99, non2xx: j.non2xx, errors: j.errors };
-}
-
-async function measure(mode, load) {
-  const { proc, port, cpu } = await startServer(mode);
-  try {
-    autocannon(port, LOADS[load], WARMUP_S);
-    const c0 = await cpu();
-    const r = autocannon(port, LOADS[load], SECONDS);
-    const c1 = await cpu();
-    return { ...r, cpuUs: (c1 - c0) / r.total };
-  } finally {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.on('exit', r));
-  }
+  return { rps: j.requests.average, total: j.requests.total, non2xx: j.non2xx, errors: j.errors };
 }
 
 const median = (xs) => {
@@ -99,27 +111,48 @@ const median = (xs) => {
 
 console.log(`# a2a-dealer instrumentation overhead  ${new Date().toISOString()}`);
 console.log(`node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? '?'}, load avg ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`cores: ${canPin ? 'server pinned to CPU 0, autocannon to CPU 1 (taskset)' : 'not pinned'}; ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${SECONDS} s per trial, ${ROUNDS} rounds`);
-const results = {};
-for (const load of Object.keys(LOADS)) {
-  results[load] = { otel: [], triage: [], otelCpu: [], triageCpu: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of ['otel', 'triage']) {
-      const r = await measure(mode, load);
-      results[load][mode].push(r.rps);
-      results[load][`${mode}Cpu`].push(r.cpuUs);
-      console.log(`  ${load.padEnd(9)} ${mode.padEnd(6)} round ${round + 1}: ${r.rps.toFixed(0)} req/s, server CPU ${r.cpuUs.toFixed(0)} µs/req, p99 ${r.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
+console.log(
+  `cores: ${canPin ? 'servers pinned to CPU 0, autocannon to CPU 1 (taskset)' : 'not pinned'}; ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s trials alternating ${VARIANTS.map((v) => v.name).join(', ')}`,
+);
+const summary = [];
+for (const [load, payload] of Object.entries(LOADS)) {
+  const servers = [];
+  try {
+    for (const v of VARIANTS) servers.push(await startServer(v));
+    for (const s of servers) {
+      autocannon(s.port, payload, WARMUP_S);
+      s.pause();
     }
+    const trials = new Map(servers.map((s) => [s.variant.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const s of servers) {
+        s.resume();
+        const c0 = await s.cpu();
+        const r = autocannon(s.port, payload, SECONDS);
+        const c1 = await s.cpu();
+        s.pause();
+        if (r.non2xx || r.errors) console.log(`  ${load} ${s.variant.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        trials.get(s.variant.name).push({ rps: r.rps, cpuUs: (c1 - c0) / r.total });
+      }
+      console.log(`  ${load.padEnd(9)} round ${round + 1}: ${servers.map((s) => { const t = trials.get(s.variant.name).at(-1); return `${s.variant.name} ${t.rps.toFixed(0)} req/s ${t.cpuUs.toFixed(0)} µs`; }).join(' | ')}`);
+    }
+    const a = trials.get('otel');
+    const base = { rps: median(a.map((t) => t.rps)), cpuUs: median(a.map((t) => t.cpuUs)) };
+    for (const v of VARIANTS) {
+      const t = trials.get(v.name);
+      summary.push({ load, v, rps: median(t.map((x) => x.rps)), cpuUs: median(t.map((x) => x.cpuUs)), base });
+    }
+  } finally {
+    for (const s of servers) await s.stop();
   }
 }
-console.log('\nload       (a) otel req/s  (b) +aap-triage req/s  b/a    target   | CPU µs/req a   b   a/b');
-for (const [load, r] of Object.entries(results)) {
-  const a = median(r.otel);
-  const b = median(r.triage);
-  const ca = median(r.otelCpu);
-  const cb = median(r.triageCpu);
-  const target = load === 'success' ? 0.95 : 0.85;
+
+console.log('\nload       variant               req/s   CPU µs/req   b/a req/s   a/b CPU   target');
+for (const r of summary) {
+  const ratio = r.rps / r.base.rps;
+  const target = r.v.name === 'triage' ? `≥ ${TARGETS[r.load]} ${ratio >= TARGETS[r.load] ? 'met' : 'MISSED'}` : '';
+  const isBase = r.v.name === 'otel';
   console.log(
-    `${load.padEnd(10)} ${a.toFixed(0).padStart(14)}  ${b.toFixed(0).padStart(21)}  ${(b / a).toFixed(3)}  ≥ ${target} ${b / a >= target ? 'met   ' : 'MISSED'} | ${ca.toFixed(0).padStart(6)} ${cb.toFixed(0).padStart(4)}  ${(ca / cb).toFixed(3)}`,
+    `${r.load.padEnd(10)} ${r.v.label.padEnd(20)} ${r.rps.toFixed(0).padStart(6)}   ${r.cpuUs.toFixed(0).padStart(10)}   ${isBase ? '         ' : ratio.toFixed(3).padStart(9)}   ${isBase ? '       ' : (r.base.cpuUs / r.cpuUs).toFixed(3).padStart(7)}   ${target}`,
   );
 }
