@@ -9,7 +9,7 @@
  */
 import { IncomingMessage } from 'node:http';
 
-/** Where a tapped request keeps its tap (a property, not a WeakMap entry: see response-tap.ts). */
+/** Where a tapped request keeps its tap: a non-enumerable own property (see response-tap.ts for why not a WeakMap). */
 const BODY_TAP = Symbol('aap-triage.request-tap');
 type Tapped = IncomingMessage & { [BODY_TAP]?: RequestBodyTap };
 let patched = false;
@@ -26,7 +26,8 @@ function patchEmit(): void {
   const origEmit = proto.emit;
   proto.emit = function emit(this: IncomingMessage, event: unknown, chunk?: unknown) {
     const tap = (this as Tapped)[BODY_TAP];
-    if (tap !== undefined) {
+    // Only the request's own tap: an object that merely inherits from a tapped request has none.
+    if (tap !== undefined && tap.req === this) {
       if (event === 'data') tap.onData(chunk);
       else if (event === 'end') tap.onEnd();
     }
@@ -44,12 +45,12 @@ export class RequestBodyTap {
   private parsed: { value: unknown } | null = null;
 
   constructor(
-    private readonly req: IncomingMessage,
+    readonly req: IncomingMessage,
     private readonly maxBytes: number,
   ) {
     if (this.frameworkBody() !== undefined) return;
     patchEmit();
-    (req as Tapped)[BODY_TAP] = this;
+    Object.defineProperty(req, BODY_TAP, { value: this, writable: true, configurable: true });
   }
 
   /** The host's reader finished the body. */

@@ -1,7 +1,7 @@
 /**
  * Observes (and, for JSON, may complete) what a `ServerResponse` sends, through
  * `writeHead` / `flushHeaders` / `write` / `end` patched once on `ServerResponse.prototype`,
- * with each tapped response's state under a symbol-keyed property of the response. The host's calls keep their semantics; no
+ * with each tapped response's state under a hidden symbol-keyed property of the response. The host's calls keep their semantics; no
  * method ever throws because of the tap.
  *
  * Modes, decided when the host first commits headers or body:
@@ -307,12 +307,20 @@ class Tap {
 }
 
 /**
- * Where a tapped response keeps its tap. Not a WeakMap keyed by the response: one short-lived
- * WeakMap entry per request measured ≈ 60 µs per request of extra garbage-collection work under
- * load (docs/benchmarks.md, "instrumentation overhead"); a plain own property costs no GC work.
+ * Where a tapped response keeps its tap: a non-enumerable own property (hidden from
+ * `util.inspect`, `Object.assign` and spreads). Not a WeakMap keyed by the response: replacing
+ * the request and response WeakMaps with such properties cut the server's CPU by about 60 µs per
+ * request under load, most of it garbage collection (docs/benchmarks.md, "instrumentation
+ * overhead").
  */
 const TAP = Symbol('aap-triage.response-tap');
 type Tapped = ServerResponse & { [TAP]?: Tap };
+
+/** The tap of `res` itself: an object that merely inherits from a tapped response has none. */
+function tapOf(res: ServerResponse): Tap | undefined {
+  const t = (res as Tapped)[TAP];
+  return t !== undefined && t.res === res ? t : undefined;
+}
 let originals: Originals | null = null;
 
 /**
@@ -330,19 +338,19 @@ function patchPrototype(): Originals {
     end: proto.end as Originals['end'],
   };
   proto.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
-    const t = (this as Tapped)[TAP];
+    const t = tapOf(this);
     return t && !t.inner && !t.ended ? t.writeHead(args) : o.writeHead.apply(this, args);
   };
   proto.flushHeaders = function flushHeaders(this: ServerResponse) {
-    const t = (this as Tapped)[TAP];
+    const t = tapOf(this);
     return t && !t.inner && !t.ended ? t.flushHeaders() : o.flushHeaders.call(this);
   };
   proto.write = function write(this: ServerResponse, chunk: unknown, encoding?: unknown, cb?: unknown) {
-    const t = (this as Tapped)[TAP];
+    const t = tapOf(this);
     return t && !t.inner && !t.ended ? t.write(chunk, encoding, cb) : o.write.call(this, chunk, encoding, cb);
   };
   proto.end = function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, cb?: unknown) {
-    const t = (this as Tapped)[TAP];
+    const t = tapOf(this);
     return t && !t.inner && !t.ended ? t.end(chunk, encoding, cb) : o.end.call(this, chunk, encoding, cb);
   };
   originals = o;
@@ -355,10 +363,10 @@ function patchPrototype(): Originals {
  */
 export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): () => TapMode | null {
   const o = patchPrototype();
-  let tap = (res as Tapped)[TAP];
+  let tap = tapOf(res);
   if (!tap) {
     tap = new Tap(res, maxBytes, h, o);
-    (res as Tapped)[TAP] = tap;
+    Object.defineProperty(res, TAP, { value: tap, writable: true, configurable: true });
   }
   const t = tap;
   return () => t.mode;
@@ -366,5 +374,5 @@ export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTa
 
 /** The handlers of the tap on `res`, if it has one. */
 export function tapHandlers(res: ServerResponse): ResponseTapHandlers | undefined {
-  return (res as Tapped)[TAP]?.h;
+  return tapOf(res)?.h;
 }

@@ -3,6 +3,9 @@
  * throws into the host, nothing pollutes a prototype, and each failing hook warns once.
  */
 import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { inspect } from 'node:util';
+import express from 'express';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 import { SpanStatusCode } from '@opentelemetry/api';
@@ -165,31 +168,63 @@ describe('broken collaborators never reach the host', () => {
 });
 
 describe("the host's request and response", () => {
-  it('gain no enumerable keys from the instrumentation', async () => {
-    /** A DMC-12-ish echo handler that reports the keys its req/res show after reading the body. */
-    const seen: { req: string[]; res: string[] }[] = [];
-    const listener: RequestListener = (req, res) => {
+  /** What a host can see of its req/res: own string keys, and whether inspect shows any tap. */
+  interface Seen {
+    req: string[];
+    res: string[];
+    inspectShowsTap: boolean;
+  }
+  const look = (req: IncomingMessage, res: ServerResponse): Seen => ({
+    req: Object.keys(req).sort(),
+    res: Object.keys(res).sort(),
+    inspectShowsTap: /aap-triage/.test(inspect(req) + inspect(res)),
+  });
+
+  /** Echoes a tools/call; records what req/res look like after the body is read and at 'finish'. */
+  const echo =
+    (seen: Seen[]): RequestListener =>
+    (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ req: Object.keys(req).sort(), res: Object.keys(res).sort() });
+        seen.push(look(req, res));
+        res.on('finish', () => seen.push(look(req, res)));
         const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } }));
       });
     };
-    const servers = [createServer(listener), createServer(h.triage.wrap(listener))];
+
+  async function callOnce(listener: RequestListener): Promise<void> {
+    const server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      for (const server of servers) {
-        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-        const r = await post(url, JSON.stringify(toolsCall('keys-1', 'search_inventory')), DMC12_HEADERS);
-        expect(r.status).toBe(200);
-      }
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const r = await post(url, JSON.stringify(toolsCall('keys-1', 'search_inventory')), DMC12_HEADERS);
+      expect(r.status).toBe(200);
     } finally {
-      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      await new Promise((resolve) => server.close(resolve));
     }
-    expect(seen).toHaveLength(2);
-    expect(seen[1]).toEqual(seen[0]);
+  }
+
+  it('look the same to the host with and without the instrumentation (wrap and Express middleware)', async () => {
+    const plain: Seen[] = [];
+    const wrapped: Seen[] = [];
+    const viaExpress: Seen[] = [];
+    const plainExpress: Seen[] = [];
+    await callOnce(echo(plain));
+    await callOnce(h.triage.wrap(echo(wrapped)));
+    const app = express();
+    app.use(h.triage.middleware());
+    app.use(echo(viaExpress));
+    await callOnce(app);
+    const bare = express();
+    bare.use(echo(plainExpress));
+    await callOnce(bare);
+
+    await waitFor(() => plain.length === 2 && wrapped.length === 2 && viaExpress.length === 2 && plainExpress.length === 2);
+    expect(plain.every((s) => !s.inspectShowsTap)).toBe(true);
+    expect(wrapped).toEqual(plain);
+    expect(viaExpress).toEqual(plainExpress);
   });
 });
