@@ -102,7 +102,8 @@ if (mode === 'triage') {
   const { pino } = await import('pino');
   const { createNoopMeter, trace } = await import('@opentelemetry/api');
   const omit = new Set((process.env.BENCH_OMIT ?? '').split(',').filter(Boolean));
-  auditDir = mkdtempSync(join(tmpdir(), 'aap-bench-'));
+  // BENCH_DIR: the bench's own work folder, which it removes even if this process is killed.
+  auditDir = mkdtempSync(join(process.env.BENCH_DIR || tmpdir(), 'aap-bench-'));
   // Spans that carry the parent's context but record nothing, so the SDK keeps no call span.
   const nonRecording = { getTracer: () => ({ startSpan: (_n, _o, ctx) => trace.wrapSpanContext(trace.getSpanContext(ctx) ?? { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }) }) };
   triage = createTriage({

@@ -5,15 +5,16 @@
 //   npm run build && node bench/a2a-dealer.bench.mjs [seconds=5] [rounds=8] [connections=10] [--breakdown]
 // Per load, one long-lived server process per variant (bench/a2a-dealer-server.mjs) is started
 // and warmed up; then trials alternate between them (a, b, a, b …) so that drift on a shared
-// machine hits all alike, and the medians are reported; a server waits stopped (SIGSTOP) while
-// another is measured. With taskset and ≥ 2 cores every server
-// (with its audit worker thread) is pinned to CPU 0 and autocannon to CPU 1: a one-core dealer.
-// --breakdown adds variants of (b) that leave one part out through public options (call spans,
-// metrics, audit store, log line), to show what each part costs. Record the printed figures in
+// machine hits all alike, and the medians are reported. A server waits stopped (SIGSTOP) while
+// another is measured; each round starts with the next variant. With taskset and ≥ 2 cores
+// every server (with its audit worker thread) is pinned to CPU 0 and autocannon to CPU 1: a
+// one-core dealer. --breakdown adds variants of (b) that each leave one part out through public
+// options (call spans, metrics, audit store, log line). Record the printed figures in
 // docs/benchmarks.md ("instrumentation overhead").
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,6 +29,26 @@ const TARGETS = { success: 0.95, 'all-error': 0.85 };
 const EXTENSION_URI = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
 const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
 const pin = (cpu, cmd, argv) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...argv]] : [cmd, argv]);
+/** The servers' audit databases live here; removed at the end, also after a failure or Ctrl-C. */
+const WORK_DIR = mkdtempSync(join(tmpdir(), 'aap-bench-'));
+/** Server processes alive now (with a promise of their exit), so an interrupted run leaves none behind. */
+const live = new Map();
+process.on('exit', () => {
+  for (const proc of live.keys()) {
+    proc.kill('SIGCONT');
+    proc.kill('SIGKILL');
+  }
+  rmSync(WORK_DIR, { recursive: true, force: true, maxRetries: 3 });
+});
+async function interrupted() {
+  for (const proc of live.keys()) {
+    proc.kill('SIGCONT');
+    proc.kill('SIGKILL');
+  }
+  await Promise.all(live.values());
+  process.exit(130);
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, interrupted);
 
 /** Variants: (a), (b) and, with --breakdown, (b) without one part (BENCH_OMIT of the server). */
 const VARIANTS = [
@@ -53,12 +74,18 @@ const LOADS = {
 
 async function startServer(variant) {
   const [cmd, argv] = pin(0, process.execPath, [join(HERE, 'a2a-dealer-server.mjs'), variant.mode]);
-  const env = { ...process.env, BENCH_OMIT: variant.omit ?? '' };
+  const env = { ...process.env, BENCH_OMIT: variant.omit ?? '', BENCH_DIR: WORK_DIR };
   const proc = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  live.set(proc, exited);
+  exited.then(() => live.delete(proc));
   let out = '';
   proc.stdout.on('data', (c) => (out += c));
   const port = await new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('server did not start')), 20_000);
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${variant.name} server did not start within 20 s`));
+    }, 20_000);
     const check = () => {
       const m = /PORT (\d+)/.exec(out);
       if (m) {
@@ -77,16 +104,20 @@ async function startServer(variant) {
       if (m) return Number(m[1]);
       await new Promise((r) => setTimeout(r, 10));
     }
-    return NaN;
+    throw new Error(`${variant.name} server did not report its CPU time`);
   };
   // Servers wait stopped (SIGSTOP) between their trials, so their timers and GC never run while
   // another variant is being measured on the same CPU.
   const pause = () => proc.kill('SIGSTOP');
   const resume = () => proc.kill('SIGCONT');
+  /** SIGTERM (the server flushes and exits), SIGKILL if it has not exited after 10 s. */
   const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
     proc.kill('SIGCONT');
     proc.kill('SIGTERM');
-    await new Promise((r) => proc.on('exit', r));
+    const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
   };
   return { variant, port, cpu, pause, resume, stop };
 }
@@ -101,7 +132,7 @@ function autocannon(port, payload, seconds) {
   ]);
   const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const j = JSON.parse(r.stdout);
-  return { rps: j.requests.average, total: j.requests.total, non2xx: j.non2xx, errors: j.errors };
+  return { rps: j.requests.average, total: j.requests.total, non2xx: j.non2xx, errors: j.errors, timeouts: j.timeouts };
 }
 
 const median = (xs) => {
@@ -125,13 +156,15 @@ for (const [load, payload] of Object.entries(LOADS)) {
     }
     const trials = new Map(servers.map((s) => [s.variant.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const s of servers) {
+      // Each round starts with the next variant, so no variant always runs first.
+      const order = servers.map((_, i) => servers[(i + round) % servers.length]);
+      for (const s of order) {
         s.resume();
         const c0 = await s.cpu();
         const r = autocannon(s.port, payload, SECONDS);
         const c1 = await s.cpu();
         s.pause();
-        if (r.non2xx || r.errors) console.log(`  ${load} ${s.variant.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        if (r.non2xx || r.errors || r.timeouts) console.log(`  ${load} ${s.variant.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
         trials.get(s.variant.name).push({ rps: r.rps, cpuUs: (c1 - c0) / r.total });
       }
       console.log(`  ${load.padEnd(9)} round ${round + 1}: ${servers.map((s) => { const t = trials.get(s.variant.name).at(-1); return `${s.variant.name} ${t.rps.toFixed(0)} req/s ${t.cpuUs.toFixed(0)} µs`; }).join(' | ')}`);
