@@ -19,8 +19,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const BREAKDOWN = process.argv.includes('--breakdown');
+const USAGE = 'usage: node bench/a2a-dealer.bench.mjs [seconds=5] [rounds=8] [connections=10] [--breakdown]';
+const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+if (flags.includes('--help') || flags.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const args = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const badFlag = flags.find((f) => f !== '--breakdown');
+const badArg = args.find((a) => !/^[1-9]\d{0,3}$/.test(a));
+if (badFlag || badArg || args.length > 3) {
+  console.error(`a2a-dealer bench: ${badFlag ? `unknown option ${badFlag}` : badArg ? `not a positive whole number: ${badArg}` : 'too many arguments'} — ${USAGE}`);
+  process.exit(2);
+}
+const BREAKDOWN = flags.includes('--breakdown');
 const SECONDS = Number(args[0] ?? 5);
 const ROUNDS = Number(args[1] ?? 8);
 const CONNECTIONS = Number(args[2] ?? 10);
