@@ -9,7 +9,7 @@
  */
 import { IncomingMessage } from 'node:http';
 
-/** Where a tapped request keeps its tap: a non-enumerable own property (see response-tap.ts for why not a WeakMap). */
+/** Where a tapped request keeps its tap: a non-enumerable own property (why not a WeakMap: response-tap.ts). */
 const BODY_TAP = Symbol('aap-triage.request-tap');
 type Tapped = IncomingMessage & { [BODY_TAP]?: RequestBodyTap };
 let patched = false;

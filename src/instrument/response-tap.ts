@@ -1,8 +1,8 @@
 /**
  * Observes (and, for JSON, may complete) what a `ServerResponse` sends, through
  * `writeHead` / `flushHeaders` / `write` / `end` patched once on `ServerResponse.prototype`,
- * with each tapped response's state under a hidden symbol-keyed property of the response. The host's calls keep their semantics; no
- * method ever throws because of the tap.
+ * with each tapped response's state under a hidden symbol-keyed property of the response. The
+ * host's calls keep their semantics; no method ever throws because of the tap.
  *
  * Modes, decided when the host first commits headers or body:
  * - `buffer`: a JSON (or untyped) body is held until `end`, up to `maxBytes`, so the observer
