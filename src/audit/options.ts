@@ -2,6 +2,7 @@
 import type { AuditLogger } from './logger.js';
 import { defaultLogger } from './logger.js';
 import { resolveDbPath } from './paths.js';
+import type { TrafficSample } from '../protocol/error-event.js';
 import type { AuditHealth } from './sink.js';
 
 /** Options of {@link openAuditSink}. Every field is optional; units are in the names. */
@@ -22,6 +23,12 @@ export interface AuditSinkOptions {
   logger?: AuditLogger;
   /** Called with a snapshot whenever the state changes (ok / degraded / failed). */
   onHealth?: (health: AuditHealth) => void;
+  /**
+   * Counters the sink pulls in (and records as `recordTraffic` would) right before its exit flush
+   * (beforeExit, exit, SIGTERM/SIGINT): the instrumentation's per-minute traffic not yet handed
+   * over, so a process that ends without `close()` keeps them as it keeps its error rows.
+   */
+  trafficSource?: () => TrafficSample[];
   /** `PRAGMA journal_size_limit`: the WAL is cut back to this size after a checkpoint, bytes. @default 67108864 (64 MiB) */
   journalSizeLimitBytes?: number;
   /** Idle time after the last batch before a TRUNCATE (else PASSIVE) checkpoint, ms. @default 1000 */
@@ -58,6 +65,7 @@ const OPTION_NAMES = new Set([
   'service',
   'logger',
   'onHealth',
+  'trafficSource',
   'journalSizeLimitBytes',
   'idleCheckpointMs',
   'handleSignals',
@@ -103,6 +111,7 @@ export function checkOptions(options: AuditSinkOptions) {
     throw new TypeError('Expected the "logger" option to be a pino-compatible logger (info, warn, error)');
   }
   if (options.onHealth !== undefined && typeof options.onHealth !== 'function') throw new TypeError('Expected the "onHealth" option to be a function');
+  if (options.trafficSource !== undefined && typeof options.trafficSource !== 'function') throw new TypeError('Expected the "trafficSource" option to be a function');
   if (options.handleSignals !== undefined && typeof options.handleSignals !== 'boolean') throw new TypeError('Expected the "handleSignals" option to be a boolean');
   if (options.knownNames !== undefined && !(options.knownNames instanceof Set)) throw new TypeError('Expected the "knownNames" option to be a Set of strings');
   const batchSize = positiveInteger(options, 'batchSize', AUDIT_SINK_DEFAULTS.batchSize);
@@ -121,6 +130,7 @@ export function checkOptions(options: AuditSinkOptions) {
     service: options.service ?? null,
     logger: options.logger ?? defaultLogger(),
     onHealth: options.onHealth,
+    trafficSource: options.trafficSource,
     knownNames: options.knownNames,
   };
 }

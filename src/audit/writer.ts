@@ -205,6 +205,14 @@ class Writer implements SqliteAuditSink, ExitFlushable {
   }
 
   dispatchPending(): void {
+    const source = this.settings.trafficSource;
+    if (source) {
+      try {
+        this.recordTraffic(source());
+      } catch {
+        // counters are best effort; the error rows still go out
+      }
+    }
     this.dispatchAll();
   }
 

@@ -38,11 +38,13 @@ export function createTriage(options?: TriageOptions): Triage {
   );
   const service = o.serviceName ?? (process.env.OTEL_SERVICE_NAME || DEFAULTS.serviceName);
 
+  const traffic = new TrafficCounter(service);
   let sink: AuditSink | null = o.auditSink ?? null;
   let pseudonymizer: Pseudonymizer | null = o.pseudonymizer ?? null;
   if (!sink && o.auditDb !== false) {
     const path = resolveDbPath(o.auditDb);
-    sink = safe.call('audit-open', () => openAuditSink({ path, service }), null);
+    // The sink's exit flush also takes the traffic counted since the last timed flush.
+    sink = safe.call('audit-open', () => openAuditSink({ path, service, trafficSource: () => traffic.drain() }), null);
     if (!pseudonymizer) pseudonymizer = safe.call('pseudonym-key', () => loadPseudonymizer({ dbPath: path, create: true }), null);
   }
   // Without a key on disk, a per-process key still lets the retry tracker recognise callers.
@@ -99,7 +101,7 @@ export function createTriage(options?: TriageOptions): Triage {
       windowMs: o.retryWindowMs ?? DEFAULTS.retryWindowMs,
       maxKeys: o.retryTrackerMaxKeys ?? DEFAULTS.retryTrackerMaxKeys,
     }),
-    traffic: new TrafficCounter(service),
+    traffic,
     knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
     knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
     aapForm: o.aapForm ?? DEFAULTS.aapForm,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { count, tempDir } from './helpers.js';
+import { count, rawDb, tempDir } from './helpers.js';
 import { requireDist, startFixture } from './processes.js';
 
 let cleanup: (() => void) | undefined;
@@ -37,5 +37,21 @@ describe('flushing when the host process ends', () => {
 
   it("commits queued rows on SIGINT and leaves the exit to the host's own listener", async () => {
     expect(await runChild('sigint-host', 123)).toMatchObject({ code: 7, stored: 123 });
+  });
+
+  it("keeps the instrumentation's traffic counters when the host exits without shutdown()", async () => {
+    requireDist();
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const finished = await startFixture('traffic-exit-child.mjs', [t.db]).done;
+    expect(finished.code).toBe(0);
+    expect(count(t.db, 'error_events')).toBe(1);
+    const db = rawDb(t.db);
+    try {
+      const sums = db.prepare('SELECT sum(requests) AS requests, sum(errors) AS errors FROM traffic').get();
+      expect(sums).toEqual({ requests: 2, errors: 1 });
+    } finally {
+      db.close();
+    }
   });
 });
