@@ -7,7 +7,7 @@
  * RATE_LIMITED (wait `details.retry_after_ms` / `retry_after_seconds`) and "Buyer agents MUST honor
  * the value the dealer returns rather than the table default".
  */
-import { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, BACKOFF_MULTIPLIER } from '../protocol/index.js';
+import { BACKOFF_BASE_MS, BACKOFF_JITTER_FLOOR, BACKOFF_MAX_MS, BACKOFF_MULTIPLIER, backoffCeilingMs as ceilingOf } from '../protocol/index.js';
 import type {
   JitterMode,
   RetryBudget,
@@ -18,16 +18,17 @@ import type {
 } from './types.js';
 
 /**
- * Every default of the policy and the budget, in one place (units in the names: ms). Base delay
- * and multiplier are DMC-12's backoff (protocol's `BACKOFF_BASE_MS`, `BACKOFF_MULTIPLIER`: 1 s → 2 s
- * → 4 s); 4 attempts, the 20 s cap, full jitter and the budget are the issue's client defaults.
+ * Every default of the policy and the budget, in one place (units in the names: ms). Base delay,
+ * multiplier, cap and equal jitter are the one backoff policy the server-side tracker also judges
+ * by (protocol's `BACKOFF_*`: 0.5–1 s → 1–2 s → 2–4 s, capped at 20 s; DESIGN §6), so a client on
+ * these defaults is never flagged `no_backoff`; 4 attempts and the budget are the client's own.
  */
 export const RETRY_DEFAULTS = {
   maxAttempts: 4,
   baseDelayMs: BACKOFF_BASE_MS,
   multiplier: BACKOFF_MULTIPLIER,
-  maxDelayMs: 20_000,
-  jitter: 'full' as JitterMode,
+  maxDelayMs: BACKOFF_MAX_MS,
+  jitter: 'equal' as JitterMode,
   maxRetryAfterMs: 60_000,
   maxElapsedMs: Number.POSITIVE_INFINITY,
   retryTransportErrors: false,
@@ -53,8 +54,8 @@ function checkNumber(name: string, value: unknown, min: number, allowInfinity = 
  */
 export function resolveRetryPolicy(options: RetryPolicyOptions = {}): ResolvedRetryPolicy {
   const jitter = options.jitter ?? RETRY_DEFAULTS.jitter;
-  if (jitter !== 'full' && jitter !== 'equal' && jitter !== 'bounded' && jitter !== 'none') {
-    throw new RangeError(`aap-triage/client: option "jitter" must be 'full', 'equal', 'bounded' or 'none', got ${String(jitter)}`);
+  if (jitter !== 'full' && jitter !== 'equal' && jitter !== 'none') {
+    throw new RangeError(`aap-triage/client: option "jitter" must be 'equal', 'full' or 'none', got ${String(jitter)}`);
   }
   const maxAttempts = checkNumber('maxAttempts', options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts, 1);
   if (!Number.isInteger(maxAttempts)) {
@@ -100,21 +101,20 @@ export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget
  * before jitter, milliseconds: `min(maxDelayMs, baseDelayMs * multiplier^(attempt-1))`.
  */
 export function backoffCeilingMs(attempt: number, policy: ResolvedRetryPolicy): number {
-  return Math.min(policy.maxDelayMs, policy.baseDelayMs * policy.multiplier ** (attempt - 1));
+  return ceilingOf(attempt, { baseMs: policy.baseDelayMs, multiplier: policy.multiplier, maxMs: policy.maxDelayMs });
 }
 
 /**
  * Applies the jitter mode to a backoff ceiling (ms) with the given random number in [0, 1); ms.
- * `bounded` stays within protocol's `BACKOFF_JITTER_TOLERANCE` (±20 %, DESIGN §6) of the ceiling.
+ * `equal` draws from [`BACKOFF_JITTER_FLOOR`, 1] × the ceiling: never below the floor the
+ * server-side tracker checks (DESIGN §6).
  */
 export function jitterMs(ceilingMs: number, mode: JitterMode, random: number): number {
   switch (mode) {
     case 'full':
       return ceilingMs * random;
     case 'equal':
-      return ceilingMs / 2 + (ceilingMs / 2) * random;
-    case 'bounded':
-      return ceilingMs * (1 - BACKOFF_JITTER_TOLERANCE + 2 * BACKOFF_JITTER_TOLERANCE * random);
+      return ceilingMs * (BACKOFF_JITTER_FLOOR + (1 - BACKOFF_JITTER_FLOOR) * random);
     case 'none':
       return ceilingMs;
   }

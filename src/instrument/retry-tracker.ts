@@ -5,7 +5,7 @@
  * recently seen evicted first; keys idle longer than the window are dropped as they surface.
  */
 import type { RetryFlag } from '../protocol/error-event.js';
-import { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, RETRY_WINDOW_MS } from '../protocol/retry.js';
+import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BACKOFF_MULTIPLIER, RETRY_WINDOW_MS, backoffFloorMs } from '../protocol/retry.js';
 
 /** Tracker settings; all times in milliseconds. */
 export interface RetryTrackerOptions {
@@ -15,19 +15,22 @@ export interface RetryTrackerOptions {
   maxKeys: number;
   /** First backoff step, ms (DMC-12: ~1 s → 2 s → 4 s). @default 1_000 */
   baseDelayMs: number;
-  /** Backoff cap, ms. @default 30_000 */
+  /** Growth of the backoff per retry. @default 2 */
+  multiplier: number;
+  /** Backoff cap, ms. @default 20_000 */
   maxDelayMs: number;
-  /** Jitter tolerance below the nominal delay, as a fraction. @default 0.2 */
-  jitter: number;
 }
 
-/** Tracker defaults; the window, backoff base and jitter tolerance are DESIGN §6's (src/protocol/retry.ts). */
+/**
+ * Tracker defaults; the window and the backoff shape are DESIGN §6's one policy (src/protocol/retry.ts),
+ * the same numbers the client's `RETRY_DEFAULTS` start from.
+ */
 export const RETRY_TRACKER_DEFAULTS: RetryTrackerOptions = {
   windowMs: RETRY_WINDOW_MS,
   maxKeys: 50_000,
   baseDelayMs: BACKOFF_BASE_MS,
-  maxDelayMs: 30_000,
-  jitter: BACKOFF_JITTER_TOLERANCE,
+  multiplier: BACKOFF_MULTIPLIER,
+  maxDelayMs: BACKOFF_MAX_MS,
 };
 
 /** How a call ended, as the next attempt is judged against it. */
@@ -52,12 +55,12 @@ export interface Attempt {
 }
 
 /**
- * Smallest acceptable gap before retry number `n` (1 = first retry), ms: capped
- * `base · 2^(n−1)` less the jitter tolerance.
+ * Smallest acceptable gap before retry number `n` (1 = first retry), ms: the floor of the one
+ * backoff policy, `BACKOFF_JITTER_FLOOR` × capped `base · multiplier^(n−1)` (protocol's
+ * `backoffFloorMs`; the client's equal jitter never goes below it).
  */
 export function minBackoffMs(n: number, o: RetryTrackerOptions): number {
-  const nominal = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** Math.max(0, n - 1));
-  return nominal * (1 - o.jitter);
+  return backoffFloorMs(n, { baseMs: o.baseDelayMs, multiplier: o.multiplier, maxMs: o.maxDelayMs });
 }
 
 export class RetryTracker {

@@ -21,7 +21,18 @@ export {
   type Dmc12Tool,
 } from './skills.js';
 export * from './telemetry-names.js';
-export { BACKOFF_BASE_MS, BACKOFF_JITTER_TOLERANCE, BACKOFF_MULTIPLIER, MAX_ATTEMPTS_CAP, RETRY_WINDOW_MS } from './retry.js';
+export {
+  BACKOFF,
+  BACKOFF_BASE_MS,
+  BACKOFF_JITTER_FLOOR,
+  BACKOFF_MAX_MS,
+  BACKOFF_MULTIPLIER,
+  MAX_ATTEMPTS_CAP,
+  RETRY_WINDOW_MS,
+  backoffCeilingMs,
+  backoffFloorMs,
+} from './retry.js';
+export type { BackoffShape } from './retry.js';
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_DEPTH,

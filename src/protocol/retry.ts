@@ -29,7 +29,42 @@ export const BACKOFF_MULTIPLIER = 2;
 export const MAX_ATTEMPTS_CAP = 5;
 
 /**
- * Jitter tolerance around the nominal backoff, as a fraction: a retry may come up to 20 % sooner
- * (or later) than `BACKOFF_BASE_MS · BACKOFF_MULTIPLIER^(n−1)` (DESIGN §6 "±20 % jitter").
+ * Cap on the computed backoff before one retry, ms (spec/dmc12-errors.txt "Retry strategy":
+ * "capped"). The client's default `maxDelayMs` and the tracker's cap alike.
  */
-export const BACKOFF_JITTER_TOLERANCE = 0.2;
+export const BACKOFF_MAX_MS = 20_000;
+
+/**
+ * The one backoff policy's jitter ("equal jitter"): retry n waits a uniform draw in
+ * [`BACKOFF_JITTER_FLOOR`, 1] × `min(BACKOFF_MAX_MS, BACKOFF_BASE_MS · BACKOFF_MULTIPLIER^(n−1))`,
+ * so 0.5–1 s, 1–2 s, 2–4 s (DMC-12's ~1 s → 2 s → 4 s). The client draws from that range by
+ * default; the server-side tracker flags `no_backoff` on a retry sooner than its floor (DESIGN §6),
+ * so a client on the defaults is never flagged.
+ */
+export const BACKOFF_JITTER_FLOOR = 0.5;
+
+/** Backoff settings the policy is computed from (ms, factor); defaults are the constants above. */
+export interface BackoffShape {
+  baseMs: number;
+  multiplier: number;
+  maxMs: number;
+}
+
+/** The protocol's backoff shape: 1 s base, doubling, capped at 20 s. */
+export const BACKOFF: BackoffShape = { baseMs: BACKOFF_BASE_MS, multiplier: BACKOFF_MULTIPLIER, maxMs: BACKOFF_MAX_MS };
+
+/**
+ * Nominal (un-jittered) backoff before retry `n` (1 = first retry), ms:
+ * `min(maxMs, baseMs · multiplier^(n−1))`; n below 1 counts as 1.
+ */
+export function backoffCeilingMs(n: number, shape: BackoffShape = BACKOFF): number {
+  return Math.min(shape.maxMs, shape.baseMs * shape.multiplier ** Math.max(0, n - 1));
+}
+
+/**
+ * Shortest wait before retry `n` the policy allows, ms: `BACKOFF_JITTER_FLOOR` × the ceiling.
+ * A retry sooner than this is `no_backoff`.
+ */
+export function backoffFloorMs(n: number, shape: BackoffShape = BACKOFF): number {
+  return backoffCeilingMs(n, shape) * BACKOFF_JITTER_FLOOR;
+}

@@ -300,12 +300,12 @@ describe.skipIf(!HAVE_REFERENCE)('operator summary', () => {
     const traceIds = dealer.seen.map((s) => s.traceId);
     expect(e.attempts).toEqual<AttemptRecord[]>([1, 2, 3, 4].map((n, i) => ({
       attempt: n,
-      startedAt: t0 + i * 100, // each wait is the 100 ms hint (jitter 0)
+      startedAt: t0 + [0, 500, 1500, 3500][i]!, // each wait is the backoff floor (equal jitter at 0), above the 100 ms hint
       code: 'RATE_LIMITED',
       errorId: `err_sum_${n}`,
       traceId: traceIds[i] ?? null,
       retryAfterMs: 100,
-      delayMs: n < 4 ? 100 : null,
+      delayMs: n < 4 ? 500 * 2 ** i : null,
     })));
     expect(e.stopReason).toBe('max-attempts');
     const text = e.summary();

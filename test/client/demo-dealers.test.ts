@@ -206,8 +206,9 @@ describe('the demo AAP dealer agent', () => {
     expect(perCall).toEqual([4, 4, 1]);
     expect(reasons).toEqual(['max-attempts', 'max-attempts', 'budget-exhausted']);
     expect(budget.tokens).toBe(4);
-    // Each wait is the dealer's 2000 ms: above the jittered backoff (500, 1000, 2000 at random 0.5).
-    expect(clock.waits).toEqual(Array(6).fill(2000));
+    // Each wait is the longer of the dealer's 2000 ms and the equal-jittered backoff at random 0.5
+    // (750, 1500, 3000 ms): 2000, 2000, 3000 per call.
+    expect(clock.waits).toEqual([2000, 2000, 3000, 2000, 2000, 3000]);
 
     const audit = await rows();
     expect(audit.map((r) => [r.code, r.retryable, r.retry_after_ms])).toEqual(Array(9).fill(['RATE_LIMITED', 1, 2000]));
@@ -308,23 +309,22 @@ describe('the demo DMC-12 dealer agent', () => {
     expect(audit[0]).toMatchObject({ code: 'RESERVATION_CONFLICT', attempt: 1, error_id: e.errorId, upstream_trace_id: e.upstreamTraceId });
   });
 
-  it('RATE_LIMITED without a hint backs off 500, 1000, 2000 ms (full jitter at 0.5) and succeeds on the 4th attempt', async () => {
+  it('RATE_LIMITED without a hint backs off 750, 1500 ms (equal jitter at 0.5) and succeeds on the 3rd attempt', async () => {
     const clock = sharedClock();
     const { triage, rows } = startTriage();
     const url = await startDmc12Demo(clock, (l) => triage.wrap(l), { capacity: 1, refillPerSecond: 0.5 });
     const aapFetch = createAapFetch({ logger: false });
     const search = tool(aapFetch, url, 'test-buyer-a', 'search_inventory', { make: 'Honda' });
     await search(); // empties the bucket
-    // Bucket: t=0 → 0 tokens (fail); t=500 → 0.25 (fail); t=1500 → 0.75 (fail); t=3500 → 1.75 (ok).
+    // Bucket: t=0 → 0 tokens (fail); t=750 → 0.375 (fail); t=2250 → 1.125 (ok).
     const body = await withRetries(search, { now: clock.now, sleep: clock.sleep, random: () => 0.5, budget: createRetryBudget(), logger: false });
-    expect(clock.waits).toEqual([500, 1000, 2000]);
+    expect(clock.waits).toEqual([750, 1500]);
     expect(body.result.data).toHaveProperty('vehicles');
 
     const audit = await rows();
     expect(audit.map((r) => [r.code, r.attempt])).toEqual([
       ['RATE_LIMITED', 1],
       ['RATE_LIMITED', 2],
-      ['RATE_LIMITED', 3],
     ]);
   });
 });

@@ -98,7 +98,7 @@ describe('DMC-12 result errors', () => {
     });
     expect(body).toMatchObject({ result: { data: { reservation_token: 'rsv_test_0001' } } });
     expect(dealer.seen.map((s) => s.attempt)).toEqual(['1', '2']);
-    expect(waits).toEqual([250]); // no retry_after: full jitter, 1000 ms × 0.25
+    expect(waits).toEqual([625]); // no retry_after: equal jitter, 1000 ms × (0.5 + 0.5 × 0.25)
   });
 
   it('sends no attempt header outside withRetries', async () => {

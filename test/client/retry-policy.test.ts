@@ -1,6 +1,6 @@
 /**
  * The pure retry policy, without a network. Expected delays are computed by hand from the
- * defaults the issue fixes (base 1 s, ×2, cap 20 s, full jitter, 4 attempts, budget 10 tokens /
+ * defaults the issue fixes (base 1 s, ×2, cap 20 s, equal jitter, 4 attempts, budget 10 tokens /
  * +0.1 per success / −1 per retry / none below 5).
  */
 import { describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ describe('defaults', () => {
       baseDelayMs: 1000,
       multiplier: 2,
       maxDelayMs: 20_000,
-      jitter: 'full',
+      jitter: 'equal',
       maxRetryAfterMs: 60_000,
       maxElapsedMs: Number.POSITIVE_INFINITY,
       retryTransportErrors: false,
@@ -53,25 +53,23 @@ describe('backoff', () => {
     expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffCeilingMs(n, policy))).toEqual([1000, 2000, 4000, 8000, 16_000, 20_000, 20_000]);
   });
 
-  it('full jitter draws uniformly below the ceiling: random 0.5 gives half of it', () => {
-    expect(decideRetry(input({ attempt: 1, random: 0.5 }), policy, budget)).toEqual({ retry: true, delayMs: 500, tokens: 9 });
-    expect(decideRetry(input({ attempt: 2, random: 0.25 }), policy, budget)).toEqual({ retry: true, delayMs: 500, tokens: 9 });
-    expect(decideRetry(input({ attempt: 3, random: 0.9 }), policy, budget)).toEqual({ retry: true, delayMs: 3600, tokens: 9 });
-    expect(decideRetry(input({ attempt: 1, random: 0 }), policy, budget)).toMatchObject({ delayMs: 0 });
+  it('equal jitter (the default) draws from [0.5, 1] × the ceiling: random 0.5 gives three quarters of it', () => {
+    expect(decideRetry(input({ attempt: 1, random: 0.5 }), policy, budget)).toEqual({ retry: true, delayMs: 750, tokens: 9 });
+    expect(decideRetry(input({ attempt: 2, random: 0 }), policy, budget)).toEqual({ retry: true, delayMs: 1000, tokens: 9 });
+    expect(decideRetry(input({ attempt: 3, random: 0.9 }), policy, budget)).toEqual({ retry: true, delayMs: 3800, tokens: 9 });
+    expect(decideRetry(input({ attempt: 1, random: 0.999999 }), policy, budget)).toMatchObject({ delayMs: 1000 });
   });
 
-  it('equal jitter waits half the ceiling plus a random half; none waits the ceiling', () => {
-    const equal = resolveRetryPolicy({ jitter: 'equal' });
+  it('full jitter draws uniformly below the ceiling; none waits the ceiling', () => {
+    const full = resolveRetryPolicy({ jitter: 'full' });
     const none = resolveRetryPolicy({ jitter: 'none', maxAttempts: 10 });
-    expect(decideRetry(input({ attempt: 3, random: 0.5 }), equal, budget)).toMatchObject({ delayMs: 3000 }); // 2000 + 2000*0.5
+    expect(decideRetry(input({ attempt: 3, random: 0.25 }), full, budget)).toMatchObject({ delayMs: 1000 });
+    expect(decideRetry(input({ attempt: 1, random: 0 }), full, budget)).toMatchObject({ delayMs: 0 });
     expect(decideRetry(input({ attempt: 6, random: 0.7 }), none, budget)).toMatchObject({ delayMs: 20_000 });
   });
 
-  it('bounded jitter stays within ±20 % of the nominal backoff', () => {
-    const bounded = resolveRetryPolicy({ jitter: 'bounded' });
-    expect(decideRetry(input({ attempt: 2, random: 0 }), bounded, budget)).toMatchObject({ delayMs: 1600 }); // 2000 × 0.8
-    expect(decideRetry(input({ attempt: 2, random: 0.5 }), bounded, budget)).toMatchObject({ delayMs: 2000 });
-    expect(decideRetry(input({ attempt: 3, random: 0.999 }), bounded, budget)).toMatchObject({ delayMs: 4798 }); // 4000 × 1.1996
+  it('rejects the jitter mode the old tracker needed (bounded) with the modes it accepts', () => {
+    expect(() => resolveRetryPolicy({ jitter: 'bounded' as never })).toThrow(/"jitter" must be 'equal', 'full' or 'none', got bounded/);
   });
 
   it('honours custom base, multiplier and cap', () => {
@@ -137,13 +135,13 @@ describe('when not to retry', () => {
   it('does not retry transport errors unless asked to', () => {
     const t = input({ outcome: { kind: 'transport-error' } });
     expect(decideRetry(t, policy, budget)).toMatchObject({ retry: false, reason: 'transport-error' });
-    expect(decideRetry(t, resolveRetryPolicy({ retryTransportErrors: true }), budget)).toEqual({ retry: true, delayMs: 500, tokens: 9 });
+    expect(decideRetry(t, resolveRetryPolicy({ retryTransportErrors: true }), budget)).toEqual({ retry: true, delayMs: 750, tokens: 9 });
   });
 });
 
 describe('retry budget', () => {
   it('retries at 5 tokens and not below', () => {
-    expect(decideRetry(input({ tokens: 5 }), policy, budget)).toEqual({ retry: true, delayMs: 500, tokens: 4 });
+    expect(decideRetry(input({ tokens: 5 }), policy, budget)).toEqual({ retry: true, delayMs: 750, tokens: 4 });
     expect(decideRetry(input({ tokens: 4.9 }), policy, budget)).toEqual({ retry: false, reason: 'budget-exhausted', tokens: 4.9 });
   });
 
@@ -178,7 +176,7 @@ describe('retry budget', () => {
   });
 
   it('passes tokens through when no budget is used', () => {
-    expect(decideRetry(input({ tokens: 0 }), policy, null)).toEqual({ retry: true, delayMs: 500, tokens: 0 });
+    expect(decideRetry(input({ tokens: 0 }), policy, null)).toEqual({ retry: true, delayMs: 750, tokens: 0 });
   });
 });
 
@@ -186,14 +184,14 @@ describe('purity and option checks', () => {
   it('gives the same decision for the same input', () => {
     const i = input({ attempt: 2, random: 0.3141 });
     expect(decideRetry(i, policy, budget)).toEqual(decideRetry(i, policy, budget));
-    expect(decideRetry(i, policy, budget)).toMatchObject({ delayMs: 628 }); // round(2000 × 0.3141)
+    expect(decideRetry(i, policy, budget)).toMatchObject({ delayMs: 1314 }); // round(2000 × (0.5 + 0.5 × 0.3141))
   });
 
   it('names the option and the value it rejects', () => {
     expect(() => resolveRetryPolicy({ maxAttempts: 0 })).toThrow(/"maxAttempts" must be a number >= 1, got 0/);
     expect(() => resolveRetryPolicy({ maxAttempts: 2.5 })).toThrow(/"maxAttempts" must be an integer/);
     expect(() => resolveRetryPolicy({ baseDelayMs: -1 })).toThrow(/"baseDelayMs"/);
-    expect(() => resolveRetryPolicy({ jitter: 'sometimes' as never })).toThrow(/"jitter" must be 'full', 'equal', 'bounded' or 'none'/);
+    expect(() => resolveRetryPolicy({ jitter: 'sometimes' as never })).toThrow(/"jitter" must be 'equal', 'full' or 'none'/);
     expect(() => resolveBudgetOptions({ capacity: Number.NaN })).toThrow(/"budget.capacity"/);
   });
 });

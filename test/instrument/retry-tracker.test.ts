@@ -44,22 +44,22 @@ describe('RetryTracker', () => {
     expect(t.record('k', 60_000, null, ok(60_100)).flags).toEqual([]);
   });
 
-  it('flags no_backoff below capped 1 s · 2^(n−1) less 20 % jitter', () => {
+  it('flags no_backoff below the equal-jitter floor, 0.5 × capped 1 s · 2^(n−1)', () => {
     const o = RETRY_TRACKER_DEFAULTS;
-    expect(minBackoffMs(1, o)).toBe(800);
-    expect(minBackoffMs(2, o)).toBe(1_600);
-    expect(minBackoffMs(3, o)).toBe(3_200);
-    expect(minBackoffMs(20, o)).toBe(24_000); // capped at 30 s
+    expect(minBackoffMs(1, o)).toBe(500);
+    expect(minBackoffMs(2, o)).toBe(1_000);
+    expect(minBackoffMs(3, o)).toBe(2_000);
+    expect(minBackoffMs(20, o)).toBe(10_000); // capped at 20 s
     const t = new RetryTracker();
     t.record('k', 0, null, err(100, true));
-    expect(t.record('k', 900, null, err(950, true)).flags).toEqual([]); // 800 ms: within the jitter tolerance
+    expect(t.record('k', 600, null, err(650, true)).flags).toEqual([]); // 500 ms: the floor itself
   });
 
   it('measures the gap from the previous response to this request', () => {
     const t = new RetryTracker();
     t.record('k', 0, null, err(100, true));
-    expect(t.record('k', 899, null, err(950, true)).flags).toEqual(['no_backoff']); // 799 ms < 800 ms
-    expect(t.record('k', 950 + 1_600, null, err(2_600, true)).flags).toEqual([]); // second retry: 1600 ms is enough
+    expect(t.record('k', 599, null, err(650, true)).flags).toEqual(['no_backoff']); // 499 ms < 500 ms
+    expect(t.record('k', 650 + 1_000, null, err(1_700, true)).flags).toEqual([]); // second retry: 1000 ms is enough
   });
 
   it('keeps at most maxKeys keys, evicting the least recently seen', () => {

@@ -8,7 +8,10 @@ import {
   A2A_METHODS,
   A2A_RPC_METHODS,
   BACKOFF_BASE_MS,
-  BACKOFF_JITTER_TOLERANCE,
+  BACKOFF_JITTER_FLOOR,
+  BACKOFF_MAX_MS,
+  backoffCeilingMs,
+  backoffFloorMs,
   BACKOFF_MULTIPLIER,
   DMC12_RPC_METHODS,
   KNOWN_RPC_METHODS,
@@ -36,11 +39,18 @@ describe('KNOWN_RPC_METHODS', () => {
 });
 
 describe('retry-contract numbers', () => {
-  it('are DESIGN §6’s window and DMC-12’s backoff: 10 min; 1 s → 2 s → 4 s; 5 attempts; ±20 %', () => {
+  it('are DESIGN §6’s window and DMC-12’s backoff: 10 min; 1 s → 2 s → 4 s, capped at 20 s; 5 attempts; equal jitter', () => {
     expect(RETRY_WINDOW_MS).toBe(10 * 60 * 1000);
     expect([1, 2, 3].map((n) => BACKOFF_BASE_MS * BACKOFF_MULTIPLIER ** (n - 1))).toEqual([1000, 2000, 4000]);
     expect(MAX_ATTEMPTS_CAP).toBe(5);
-    expect(BACKOFF_JITTER_TOLERANCE).toBe(0.2);
+    expect(BACKOFF_MAX_MS).toBe(20_000);
+    expect(BACKOFF_JITTER_FLOOR).toBe(0.5);
+  });
+
+  it('give the ceiling and the floor of each retry: 1 s / 0.5 s, 2 s / 1 s, 4 s / 2 s, … 20 s / 10 s', () => {
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffCeilingMs(n))).toEqual([1000, 2000, 4000, 8000, 16_000, 20_000]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffFloorMs(n))).toEqual([500, 1000, 2000, 4000, 8000, 10_000]);
+    expect(backoffFloorMs(0)).toBe(500);
   });
 
   it('cap attempts at the top bucket of aap.server.request.attempts', () => {
