@@ -45,7 +45,9 @@ export function createTriage(options?: TriageOptions): Triage {
     const path = resolveDbPath(o.auditDb);
     // The sink's exit flush also takes the traffic counted since the last timed flush.
     sink = safe.call('audit-open', () => openAuditSink({ path, service, trafficSource: () => traffic.drain() }), null);
-    if (!pseudonymizer) pseudonymizer = safe.call('pseudonym-key', () => loadPseudonymizer({ dbPath: path, create: true }), null);
+    // The "created key file" notice goes where the host's own lines go (nowhere with logger: false).
+    const keyLogger = logger ?? { info: () => undefined, warn: () => undefined, error: () => undefined };
+    if (!pseudonymizer) pseudonymizer = safe.call('pseudonym-key', () => loadPseudonymizer({ dbPath: path, create: true, logger: keyLogger }), null);
   }
   // Without a key on disk, a per-process key still lets the retry tracker recognise callers.
   if (!pseudonymizer) pseudonymizer = createPseudonymizer(randomBytes(32).toString('hex'));

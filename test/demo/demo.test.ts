@@ -15,6 +15,7 @@ import { BAD_PHONE, fakeCustomer, personas } from '../../src/demo/buyers/persona
 import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from '../../src/demo/constants.js';
 import { startDealers, type RunningDealers } from '../../src/demo/dealers.js';
 import { findStorms, type Db, type StormEpisode } from '../../src/triage/index.js';
+import { captureSdkConsole } from '../helpers/sdk-console.js';
 
 const DURATION = '15s';
 const roster = personas(DEMO_DEFAULTS.seed);
@@ -29,6 +30,8 @@ let exitCode = -1;
 let db: Db;
 let storms: StormEpisode[];
 let names: Map<string, { name: string }>;
+/** The @a2a-js/sdk server's own console.error lines of the running test. */
+const sdkConsole = captureSdkConsole();
 
 /** Runs `aap-triage …` in-process with `demo` added to the command list (as the CLI will have it). */
 async function runCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -219,6 +222,7 @@ describe('the demo dealer agents on the wire', () => {
   it('answers a request without A2A-Version: 1.0 with -32009', async () => {
     const res = await send({ 'A2A-Extensions': AAP_EXTENSION_URI }, { type: 'dealer.information.request' });
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32009);
+    expect(sdkConsole.lines).toEqual(['Unhandled error in JSON-RPC POST handler:']); // the SDK's own line, captured
   });
 
   it('answers an activated skill call with a message carrying the skill response', async () => {

@@ -12,6 +12,7 @@ import type { AapCode } from '../../src/protocol/index.js';
 import { AAP_HEADERS, TEST_EXTENSION_URI, post, sendMessageBody, startAapServer } from '../helpers/aap-server.js';
 import type { AapServer } from '../helpers/aap-server.js';
 import { waitFor } from '../helpers/otel.js';
+import { captureSdkConsole } from '../helpers/sdk-console.js';
 import { assertErrorSpan, createHarness, wireErrorId } from './harness.js';
 import type { Harness } from './harness.js';
 
@@ -31,6 +32,8 @@ const maskIds = (text: string): string => text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-
 
 let h: Harness;
 let srv: AapServer;
+/** What the SDK itself printed during the running test (executor throws, refused versions). */
+const sdkConsole = captureSdkConsole();
 let bare: AapServer;
 
 beforeAll(async () => {
@@ -107,6 +110,7 @@ describe('A2A protocol errors', () => {
     const id = assertErrorSpan(await h.span(`ver-${label}`), { code: 'VERSION_NOT_SUPPORTED', rpcStatus: '-32009', protocol: 'a2a' });
     expect(wireErrorId(body)).toBe(id);
     expect(h.event(id).trace_id).toBe((await h.span(`ver-${label}`)).spanContext().traceId);
+    expect(sdkConsole.lines).toEqual(['Unhandled error in JSON-RPC POST handler:']);
   });
 
   it('records a wrong Content-Type (-32005) and a truncated JSON body (-32700), both answered with id null', async () => {
@@ -196,6 +200,8 @@ describe.each([
       expect(line).toMatchObject({ code, error_id: errorId, trace_id: ev.trace_id, span_id: ev.span_id, method: 'SendMessage', attempt: 1 });
       expect(line?.level).toBe(code === 'INTERNAL_ERROR' ? 50 : 40);
       expect(JSON.stringify(line)).not.toContain('test failure');
+      // The SDK logs an executor's throw itself (console.error, captured); a handler's it never sees.
+      expect(sdkConsole.lines.map(maskIds)).toEqual(site === 'executor' ? [`Agent execution failed for message UUID:`] : []);
     },
   );
 });
@@ -211,6 +217,7 @@ describe('hidden task failure', () => {
     expect(ev.conformance).toContain('skill-error-as-failed-task');
     expect(ev.jsonrpc_code).toBeNull();
     expect(JSON.stringify(h.logLine(id))).not.toContain('executor crashed');
+    expect(sdkConsole.lines.map(maskIds)).toEqual(['Agent execution failed for message UUID:']);
   });
 });
 
@@ -228,6 +235,7 @@ describe('streaming', () => {
     expect(span.name).toBe('SendStreamingMessage');
     assertErrorSpan(span, { code: 'TASK_FAILED', protocol: 'a2a' });
     expect(res.headers.get('traceresponse')).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    expect(sdkConsole.lines.map(maskIds)).toEqual(['Agent execution failed for stream message UUID:']);
   });
 
   it('classifies a stream call answered with plain JSON (pre-stream -32008)', async () => {
@@ -237,6 +245,7 @@ describe('streaming', () => {
     });
     expect((r.json as { error: { code: number } }).error.code).toBe(-32008);
     assertErrorSpan(await h.span('sse-2'), { code: 'EXTENSION_SUPPORT_REQUIRED', protocol: 'a2a' });
+    expect(sdkConsole.lines).toEqual(['Pre-stream error for request sse-2:']);
   });
 });
 

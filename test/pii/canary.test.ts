@@ -54,6 +54,7 @@ import { createTriage } from '../../src/instrument/index.js';
 import { hasGlobalMeterProvider } from '../../src/instrument/metrics-export.js';
 import type { Triage } from '../../src/instrument/types.js';
 import { startAapServer } from '../helpers/aap-server.js';
+import { captureSdkConsole } from '../helpers/sdk-console.js';
 import type { AapServer } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server } from '../helpers/dmc12-server.js';
 import type { Dmc12Server } from '../helpers/dmc12-server.js';
@@ -190,6 +191,9 @@ let aapTriage: Triage | null = null;
 let dmcTriage: Triage | null = null;
 let dmcMeterProvider: MeterProvider | null = null;
 let tracerProvider: NodeTracerProvider | null = null;
+
+/** The @a2a-js/sdk server's own console.error lines while the canary traffic runs (captured, asserted below). */
+const sdkConsole = captureSdkConsole('file');
 
 function expectRow(e: Expectation): void {
   expectations.push(e);
@@ -791,6 +795,11 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
   it('no canary in the captured log output', () => {
     expect(logText).toContain('json-rpc error sent');
     expect(leaksIn('log', logText, forms)).toEqual([]);
+  });
+
+  it('the SDK itself logged only the failures the traffic provokes (refused version, executor throws)', () => {
+    const kinds = new Set(sdkConsole.lines.map((l) => l.replace(/ (stream )?message \S+:$/, ' $1message:')));
+    expect(kinds).toEqual(new Set(['Unhandled error in JSON-RPC POST handler:', 'Agent execution failed for stream message:', 'Agent execution failed for message:']));
   });
 
   it('no canary in any exported span (names, attributes, events, status, links, resource)', () => {
