@@ -3,9 +3,9 @@
  * duration and reports progress. Well-behaved and misbehaving buyers run concurrently, each as
  * one sequential flow (a buyer never has two calls in flight).
  */
-import { AapBuyerClient } from './buyers/aap-client.js';
+import { AapBuyer } from './buyers/aap-buyer.js';
 import { BuyerContext, type BuyerStats, type ScenarioState } from './buyers/context.js';
-import { Dmc12BuyerClient } from './buyers/dmc12-client.js';
+import { Dmc12Buyer } from './buyers/dmc12-buyer.js';
 import { carefulCarla, holdingHana, patientPete, steadySofia } from './buyers/healthy.js';
 import { hammeringHarry, legacyLarry, sloppySam, stubbornStella } from './buyers/misbehaving.js';
 import type { Persona } from './buyers/personas.js';
@@ -44,21 +44,23 @@ export async function runSimulation(options: SimulationOptions): Promise<BuyerRe
   const deadline = started + options.durationMs;
   const abort = new AbortController();
   options.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+  // At the deadline every buyer stops: waits inside withRetries end, calls in flight are cancelled.
+  const stop = setTimeout(() => abort.abort(), options.durationMs);
   let publishHeld: (v: { vin: string; token: string } | null) => void = () => undefined;
   const held = new Promise<{ vin: string; token: string } | null>((resolve) => (publishHeld = resolve));
   const scenario: ScenarioState = { ...options.scenario, held };
-  const dmc = (p: Persona) => new Dmc12BuyerClient(options.dmc12RpcUrl, p.apiKey);
-  const aap = (p: Persona, activate = true) => AapBuyerClient.connect(options.aapBaseUrl, { apiKey: p.apiKey, activate });
+  const dmc = (ctx: BuyerContext) => new Dmc12Buyer(ctx, options.dmc12RpcUrl, ctx.persona.apiKey);
+  const aap = (ctx: BuyerContext, activate = true) => AapBuyer.connect(ctx, options.aapBaseUrl, { apiKey: ctx.persona.apiKey, activate });
 
-  const flows: Record<string, (p: Persona) => Flow> = {
-    'careful-carla': (p) => async (ctx) => carefulCarla(ctx, await aap(p)),
-    'patient-pete': (p) => async (ctx) => patientPete(ctx, await aap(p)),
-    'steady-sofia': (p) => (ctx) => steadySofia(ctx, dmc(p)),
-    'holding-hana': (p) => (ctx) => holdingHana(ctx, dmc(p), publishHeld),
-    'sloppy-sam': (p) => async (ctx) => sloppySam(ctx, await aap(p)),
-    'hammering-harry': (p) => async (ctx) => hammeringHarry(ctx, await aap(p)),
-    'stubborn-stella': (p) => (ctx) => stubbornStella(ctx, dmc(p)),
-    'legacy-larry': (p) => async (ctx) => legacyLarry(ctx, await aap(p, false)),
+  const flows: Record<string, Flow> = {
+    'careful-carla': async (ctx) => carefulCarla(ctx, await aap(ctx)),
+    'patient-pete': async (ctx) => patientPete(ctx, await aap(ctx)),
+    'steady-sofia': (ctx) => steadySofia(ctx, dmc(ctx)),
+    'holding-hana': (ctx) => holdingHana(ctx, dmc(ctx), publishHeld),
+    'sloppy-sam': async (ctx) => sloppySam(ctx, await aap(ctx)),
+    'hammering-harry': async (ctx) => hammeringHarry(ctx, await aap(ctx)),
+    'stubborn-stella': (ctx) => stubbornStella(ctx, dmc(ctx)),
+    'legacy-larry': async (ctx) => legacyLarry(ctx, await aap(ctx, false)),
   };
 
   const contexts = options.personas.map((p, i) => new BuyerContext(p, createRng(options.seed * 1000 + i), deadline, abort.signal, scenario));
@@ -81,7 +83,7 @@ export async function runSimulation(options: SimulationOptions): Promise<BuyerRe
     contexts.map(async (ctx): Promise<BuyerReport> => {
       const make = flows[ctx.persona.name];
       try {
-        if (make) await make(ctx.persona)(ctx);
+        if (make) await make(ctx);
         return { persona: ctx.persona, stats: ctx.stats };
       } catch (err) {
         if (ctx.persona.name === 'holding-hana') publishHeld(null);
@@ -90,6 +92,7 @@ export async function runSimulation(options: SimulationOptions): Promise<BuyerRe
     }),
   );
   clearTimeout(heldFallback);
+  clearTimeout(stop);
   if (ticker) clearInterval(ticker);
   options.onProgress?.(1, totals());
   return reports;

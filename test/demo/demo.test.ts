@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditReader } from '../../src/audit/index.js';
 import { COMMANDS, CommandContext, buildProgram } from '../../src/cli/index.js';
@@ -154,6 +155,26 @@ describe('aap-triage demo --duration 15s (no terminal)', () => {
     const flagged = db.prepare("SELECT client, retry_flags FROM error_events WHERE retry_flags <> '[]'").all() as Array<{ client: string }>;
     const who = new Set(flagged.map((r) => names.get(r.client)?.name));
     for (const healthy of HEALTHY) expect(who.has(healthy), healthy).toBe(false);
+  });
+
+  it('has the healthy buyers retry through aap-triage/client: withRetries numbers the attempts (aap-attempt), only on retryable codes', () => {
+    const rows = db.prepare('SELECT client, code, retryable, attempt FROM error_events WHERE attempt > 1').all() as Array<{ client: string; code: string; attempt: number }>;
+    const healthy = rows.filter((r) => HEALTHY.includes(names.get(r.client)?.name ?? ''));
+    expect(healthy.length).toBeGreaterThan(0);
+    // What a retried healthy call answered with: the retryable codes only (RATE_LIMITED, INTERNAL_ERROR,
+    // UPSTREAM_UNAVAILABLE), plus the by-hand repeats the flows make on purpose (duplicate lead, release twice).
+    for (const r of healthy) expect(['RATE_LIMITED', 'INTERNAL_ERROR', 'UPSTREAM_UNAVAILABLE', 'RESERVATION_STATE', 'IDEMPOTENCY_CONFLICT'], r.code).toContain(r.code);
+    expect(Math.max(...healthy.map((r) => r.attempt))).toBeLessThanOrEqual(4); // the client's default maxAttempts
+  });
+
+  it('builds its buyers on aap-triage/client, not on a hand-rolled adapter', () => {
+    const buyers = fileURLToPath(new URL('../../src/demo/buyers', import.meta.url));
+    expect(existsSync(join(buyers, 'aap-client.ts')) || existsSync(join(buyers, 'dmc12-client.ts'))).toBe(false);
+    for (const file of ['aap-buyer.ts', 'dmc12-buyer.ts']) {
+      const text = readFileSync(join(buyers, file), 'utf8');
+      expect(text, file).toMatch(/import \{[^}]*\bcreateAapFetch\b[^}]*\bwithRetries\b[^}]*\} from '\.\.\/\.\.\/client\/index\.js'/);
+      expect(text, file).not.toMatch(/JSON\.parse|error\.data|error_code/); // the client reads the envelopes
+    }
   });
 
   it('quotes error_id + trace_id pairs in the draft that exist in the database', () => {

@@ -1,14 +1,16 @@
 /**
- * The well-behaved buyers. Every request they make is a new one (different filters, VIN, quote or
- * idempotency key), so the retry tracker sees retries only where they are meant: a retryable
- * answer, retried after max(retry_after_ms, capped exponential backoff). Each also makes the
+ * The well-behaved buyers, written on `aap-triage/client` as a buyer-agent developer would: every
+ * call goes through `withRetries` with the client's default policy (aap-buyer.ts, dmc12-buyer.ts).
+ * Every request they make is a new one (different filters, VIN, quote or idempotency key), so the
+ * retry tracker sees retries only where they are meant: a retryable answer, retried after
+ * max(retry_after_ms, the equal-jittered backoff). Each also makes the
  * ordinary mistakes real buyers make, once, and fixes them the way the spec says (re-quote, pick
  * another VIN, fix the payload, refresh consent) rather than retrying as-is.
  */
 import { demoInventory } from '../inventory.js';
-import type { AapBuyerClient } from './aap-client.js';
+import type { AapBuyer } from './aap-buyer.js';
 import type { BuyerContext } from './context.js';
-import type { Dmc12BuyerClient } from './dmc12-client.js';
+import type { Dmc12Buyer } from './dmc12-buyer.js';
 import { BAD_PHONE, fakeCustomer, type FakeCustomer } from './personas.js';
 
 type Obj = Record<string, unknown>;
@@ -24,8 +26,8 @@ const SOLD_VIN = INVENTORY.find((v) => v.status === 'sold')?.vin ?? UNKNOWN_VIN;
 const MAKES = [...new Set(INVENTORY.map((v) => v.make))];
 
 /** careful-carla: browses the AAP dealer, never the same request twice. */
-export async function carefulCarla(ctx: BuyerContext, aap: AapBuyerClient): Promise<void> {
-  await ctx.withRetry(() => aap.call({ type: 'dealer.information.request' }));
+export async function carefulCarla(ctx: BuyerContext, aap: AapBuyer): Promise<void> {
+  await aap.call({ type: 'dealer.information.request' });
   const vins = [UNKNOWN_VIN, ...INVENTORY.map((v) => v.vin)];
   const conditions = [undefined, 'new', 'used', 'cpo'];
   const sorts = [
@@ -41,10 +43,10 @@ export async function carefulCarla(ctx: BuyerContext, aap: AapBuyerClient): Prom
       const make = MAKES[facet % MAKES.length] as string;
       const condition = conditions[Math.floor(facet / MAKES.length)];
       facet += 1;
-      await ctx.withRetry(() => aap.call({ type: 'inventory.facets.request', filters: { make: [make], ...(condition ? { condition: [condition] } : {}) } }));
+      await aap.call({ type: 'inventory.facets.request', filters: { make: [make], ...(condition ? { condition: [condition] } : {}) } });
     } else if (step % 4 === 3 && vins.length > 0) {
       const vin = vins.shift() as string;
-      await ctx.withRetry(() => aap.call({ type: 'inventory.vehicle.request', vin }));
+      await aap.call({ type: 'inventory.vehicle.request', vin });
     } else {
       const condition = conditions[Math.floor(k / 10) % 4];
       const request = {
@@ -54,7 +56,7 @@ export async function carefulCarla(ctx: BuyerContext, aap: AapBuyerClient): Prom
         pagination: { skip: 0, limit: 10 + Math.floor(k / 600) },
       };
       k += 1;
-      await ctx.withRetry(() => aap.call(request));
+      await aap.call(request);
     }
     if (!(await ctx.pause(300, 600))) return;
   }
@@ -87,13 +89,13 @@ function lead(c: FakeCustomer, key: string, extra: Obj = {}): Obj {
  * (no consent, expired consent, wrong condition vocabulary, test drive without a vehicle, sold
  * or unknown VIN, past appointment, a key reused with another body, an exact resend) and fixes it.
  */
-export async function patientPete(ctx: BuyerContext, aap: AapBuyerClient): Promise<void> {
+export async function patientPete(ctx: BuyerContext, aap: AapBuyer): Promise<void> {
   let n = 0;
   const next = () => {
     n += 1;
     return { c: fakeCustomer('patient-pete', n), key: `idem-pete-${String(n).padStart(4, '0')}` };
   };
-  const submit = (body: Obj) => ctx.withRetry(() => aap.call(body));
+  const submit = (body: Obj) => aap.call(body);
   const available = AVAILABLE_VINS.filter((v) => v !== HELD_VIN);
   const voi = (i: number) => {
     const v = INVENTORY.find((x) => x.vin === available[i % available.length]);
@@ -146,7 +148,8 @@ export async function patientPete(ctx: BuyerContext, aap: AapBuyerClient): Promi
     },
     async () => {
       // The same lead again, same key and same body: the dealer answers "duplicate", not an error.
-      ctx.record(await aap.call(firstBody), true);
+      await aap.once(firstBody);
+      ctx.countRepeat();
     },
     async () => {
       // Reusing the first lead's key for another lead: IDEMPOTENCY_CONFLICT. Waits like a
@@ -180,11 +183,11 @@ function handoffArgs(token: string, c: FakeCustomer, overrides: Obj = {}): Obj {
 }
 
 /** holding-hana: holds one VIN for the whole run, then browses slowly. */
-export async function holdingHana(ctx: BuyerContext, dmc: Dmc12BuyerClient, publish: (held: { vin: string; token: string } | null) => void): Promise<void> {
+export async function holdingHana(ctx: BuyerContext, dmc: Dmc12Buyer, publish: (held: { vin: string; token: string } | null) => void): Promise<void> {
   let held: { vin: string; token: string } | null = null;
-  const quote = await ctx.withRetry(() => dmc.call('request_quote', { vin: HELD_VIN }));
+  const quote = await dmc.call('request_quote', { vin: HELD_VIN });
   if (quote.ok) {
-    const rsv = await ctx.withRetry(() => dmc.call('create_reservation', { quote_id: String(quote.data.quote_id) }));
+    const rsv = await dmc.call('create_reservation', { quote_id: String(quote.data.quote_id) });
     if (rsv.ok) held = { vin: HELD_VIN, token: String(rsv.data.reservation_token) };
   }
   publish(held);
@@ -192,7 +195,7 @@ export async function holdingHana(ctx: BuyerContext, dmc: Dmc12BuyerClient, publ
   for (let i = 0; ctx.live() && i < 100_000; i++) {
     if (!(await ctx.pause(1500, 2500))) return;
     const make = MAKES[i % MAKES.length] as string;
-    await ctx.withRetry(() => dmc.call('search_inventory', { make, condition: conditions[Math.floor(i / MAKES.length) % 3], page: 1 + Math.floor(i / (MAKES.length * 3)) }));
+    await dmc.call('search_inventory', { make, condition: conditions[Math.floor(i / MAKES.length) % 3], page: 1 + Math.floor(i / (MAKES.length * 3)) });
   }
 }
 
@@ -201,24 +204,24 @@ export async function holdingHana(ctx: BuyerContext, dmc: Dmc12BuyerClient, publ
  * She starts with a revoked token and a session resumed from 45 minutes ago, and makes each
  * hand-off mistake once; she backs off on RATE_LIMITED and UPSTREAM_UNAVAILABLE only.
  */
-export async function steadySofia(ctx: BuyerContext, dmc: Dmc12BuyerClient): Promise<void> {
+export async function steadySofia(ctx: BuyerContext, dmc: Dmc12Buyer): Promise<void> {
   const { stale, revokedToken } = ctx.scenario;
   dmc.setToken(revokedToken);
-  ctx.record(await dmc.call('search_inventory', { make: 'Toyota' }));
+  await dmc.call('search_inventory', { make: 'Toyota' });
   dmc.setToken(ctx.persona.apiKey);
-  ctx.record(await dmc.call('create_reservation', { quote_id: stale.quoteId })); // QUOTE_EXPIRED: re-quote below
+  await dmc.call('create_reservation', { quote_id: stale.quoteId }); // QUOTE_EXPIRED: re-quote below
   if (!(await ctx.pause(150, 350))) return;
   let n = 0;
-  ctx.record(await dmc.call('initiate_deal_handoff', handoffArgs(stale.reservationToken, fakeCustomer('steady-sofia', ++n)))); // RESERVATION_EXPIRED
+  await dmc.call('initiate_deal_handoff', handoffArgs(stale.reservationToken, fakeCustomer('steady-sofia', ++n))); // RESERVATION_EXPIRED
   if (!(await ctx.pause(150, 350))) return;
-  ctx.record(await dmc.call('get_vehicle', { vin: UNKNOWN_VIN }));
+  await dmc.call('get_vehicle', { vin: UNKNOWN_VIN });
   if (!(await ctx.pause(150, 350))) return;
-  ctx.record(await dmc.call('request_quote', { vin: SOLD_VIN }));
+  await dmc.call('request_quote', { vin: SOLD_VIN });
   if (!(await ctx.pause(150, 350))) return;
 
   const held = await ctx.scenario.held;
   if (held) {
-    ctx.record(await dmc.call('release_reservation', { reservation_token: held.token })); // NOT_AUTHORIZED: not hers
+    await dmc.call('release_reservation', { reservation_token: held.token }); // NOT_AUTHORIZED: not hers
     if (!(await ctx.pause(150, 350))) return;
   }
   let mistakes = ['bad-phone', 'expired-consent', 'release-twice'];
@@ -226,15 +229,15 @@ export async function steadySofia(ctx: BuyerContext, dmc: Dmc12BuyerClient): Pro
     const vin = AVAILABLE_VINS[i % AVAILABLE_VINS.length] as string;
     if (i > 0 && i % AVAILABLE_VINS.length === 0) round += 1;
     const listing = INVENTORY.find((v) => v.vin === vin);
-    await ctx.withRetry(() => dmc.call('search_inventory', { make: listing?.make ?? 'Toyota', max_price: listing?.price ?? 50000, page: 1 + round }));
+    await dmc.call('search_inventory', { make: listing?.make ?? 'Toyota', max_price: listing?.price ?? 50000, page: 1 + round });
     if (!(await ctx.pause(150, 350))) return;
     if (round === 0) {
-      await ctx.withRetry(() => dmc.call('get_vehicle', { vin }));
+      await dmc.call('get_vehicle', { vin });
       if (!(await ctx.pause(150, 350))) return;
     }
-    const quote = await ctx.withRetry(() => dmc.call('request_quote', { vin, zip: String(62701 + round) }));
+    const quote = await dmc.call('request_quote', { vin, zip: String(62701 + round) });
     if (!quote.ok || !(await ctx.pause(150, 350))) continue;
-    const rsv = await ctx.withRetry(() => dmc.call('create_reservation', { quote_id: String(quote.data.quote_id) }));
+    const rsv = await dmc.call('create_reservation', { quote_id: String(quote.data.quote_id) });
     if (!rsv.ok) continue; // RESERVATION_CONFLICT: pick another VIN, never retry as-is
     if (!(await ctx.pause(150, 350))) return;
     const token = String(rsv.data.reservation_token);
@@ -242,20 +245,21 @@ export async function steadySofia(ctx: BuyerContext, dmc: Dmc12BuyerClient): Pro
     const mistake = mistakes[0];
     mistakes = mistakes.slice(1);
     if (mistake === 'bad-phone') {
-      ctx.record(await dmc.call('initiate_deal_handoff', handoffArgs(token, c, { customer: { name: c.full_name, email: c.email, phone: BAD_PHONE } })));
+      await dmc.call('initiate_deal_handoff', handoffArgs(token, c, { customer: { name: c.full_name, email: c.email, phone: BAD_PHONE } }));
       if (!(await ctx.pause(200, 400))) return;
     } else if (mistake === 'expired-consent') {
       const lapsed = { granted_at: new Date(Date.now() - 40 * 86_400_000).toISOString(), expires_at: new Date(Date.now() - 86_400_000).toISOString() };
-      ctx.record(await dmc.call('initiate_deal_handoff', handoffArgs(token, c, { customer_consent: lapsed })));
+      await dmc.call('initiate_deal_handoff', handoffArgs(token, c, { customer_consent: lapsed }));
       if (!(await ctx.pause(200, 400))) return;
     } else if (mistake === 'release-twice') {
-      ctx.record(await dmc.call('release_reservation', { reservation_token: token }));
+      await dmc.call('release_reservation', { reservation_token: token });
       if (!(await ctx.pause(1500, 2000))) return;
-      ctx.record(await dmc.call('release_reservation', { reservation_token: token }), true); // RESERVATION_STATE
+      await dmc.once('release_reservation', { reservation_token: token }); // RESERVATION_STATE: the same request again, by hand
+      ctx.countRepeat();
       continue;
     }
     const handoff = handoffArgs(token, c); // built once: a retry resends the same request
-    await ctx.withRetry(() => dmc.call('initiate_deal_handoff', handoff));
+    await dmc.call('initiate_deal_handoff', handoff);
     if (!(await ctx.pause(150, 350))) return;
   }
 }
