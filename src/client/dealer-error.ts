@@ -5,6 +5,7 @@
  * information").
  */
 import type { ErrorProtocol, ParsedError, Violation, WireForm } from '../protocol/index.js';
+import { incidentReport, type BuyerIncidentReport, type IncidentReportOptions } from './incident-report.js';
 import type { AttemptRecord, StopReason } from './types.js';
 
 /** Fields a `DealerAgentError` is built from: the protocol parser's `ParsedError` plus what the HTTP exchange adds. */
@@ -129,6 +130,15 @@ export class DealerAgentError extends Error {
         (a.delayMs !== null ? ` waited_ms=${a.delayMs}` : ''),
     );
     return [head, ...lines].join('\n');
+  }
+
+  /**
+   * The incident report for the dealer's support address (text; `incidentReportEml` for the
+   * .eml): code, retryable, error_id, trace_id, upstream trace id, time and every attempt; no
+   * request value, no message text. See incident-report.ts and docs/client.md.
+   */
+  incidentReport(options: IncidentReportOptions = {}): BuyerIncidentReport {
+    return incidentReport(this, options);
   }
 
   /** This error as one attempt record (used by `withRetries`). */

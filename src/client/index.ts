@@ -6,6 +6,9 @@
 export { createAapFetch, dealerErrorsOf, traceIdFromTraceresponse, DEFAULT_MAX_BODY_BYTES } from './aap-fetch.js';
 export { DealerAgentError, isDealerAgentError } from './dealer-error.js';
 export type { DealerAgentErrorInit } from './dealer-error.js';
+export { incidentReport, incidentReportEml } from './incident-report.js';
+export type { BuyerIncidentReport, IncidentReportOptions } from './incident-report.js';
+export type { EmlOptions } from '../incident/index.js';
 export {
   RETRY_DEFAULTS,
   backoffCeilingMs,

@@ -1,3 +1,4 @@
+import { renderDocumentText, type IncidentDocument } from '../incident/index.js';
 import { compileQuery } from './compile.js';
 import { codeInfoFor } from './codes.js';
 import type { Query } from './query.js';
@@ -267,34 +268,65 @@ function impactLines(f: IncidentFacts): [string, string][] {
   ];
 }
 
-/** Renders a draft as plain text (the body of the .eml as well). Pure. */
+/** The draft as an incident document (the layout `renderDocumentText` writes, shared with the buyer-side report). Pure. */
+export function incidentDocument(f: IncidentFacts): IncidentDocument {
+  return {
+    subject: incidentSubject(f),
+    sections: [
+      { title: 'Summary', blocks: [{ kind: 'paragraph', text: summaryParagraph(f) }] },
+      { title: 'Impact', blocks: [{ kind: 'fields', rows: impactLines(f) }] },
+      { title: 'Timeline (UTC)', blocks: [{ kind: 'lines', lines: f.timeline.map((t) => `${utc(t.at)}  ${t.text}`) }] },
+      {
+        title: 'Errors by code',
+        blocks: [
+          {
+            kind: 'table',
+            columns: [
+              { title: 'CODE', width: 30 },
+              { title: 'PROTOCOL', width: 10 },
+              { title: 'RETRYABLE', width: 11 },
+              { title: 'COUNT', width: 7, align: 'right' },
+              { title: 'RETRIES', width: 9, align: 'right' },
+              { title: 'MAX ATTEMPT', width: 13, align: 'right' },
+            ],
+            rows: f.summary.codes.map((c) => [c.code, c.protocol, String(c.retryable), String(c.count), String(c.retries), String(c.maxAttempt)]),
+          },
+        ],
+      },
+      {
+        title: 'Evidence (error_id + trace_id)',
+        blocks: [
+          {
+            kind: 'lines',
+            lines: f.summary.samples.map(
+              (s) =>
+                `${s.error_id}  trace_id=${s.trace_id ?? '-'}${s.upstream_trace_id ? `  upstream_trace_id=${s.upstream_trace_id}` : ''}  ${utc(s.occurred_at)}  ${s.code}  attempt ${s.attempt}`,
+            ),
+          },
+        ],
+      },
+      {
+        title: 'What the client did, and what the spec says it should do',
+        blocks: [
+          {
+            kind: 'lines',
+            lines: f.guidance.flatMap((g) => [
+              `${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`,
+              `  Did:    ${g.did}`,
+              `  Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`,
+            ]),
+          },
+        ],
+      },
+      { title: 'Requested action', blocks: [{ kind: 'numbered', items: f.requestedAction }] },
+      { title: 'Next update', blocks: [{ kind: 'paragraph', text: `By ${utcMinute(f.nextUpdateAt).replace(/Z$/, '')} UTC, or sooner if the errors stop or change.` }] },
+    ],
+  };
+}
+
+/** Renders a draft as plain text (the body of the .eml as well), through the shared incident composer. Pure. */
 export function renderIncidentText(f: IncidentFacts): string {
-  const out: string[] = [];
-  out.push(`Subject: ${incidentSubject(f)}`, '');
-  out.push('Summary', `  ${summaryParagraph(f)}`, '');
-  out.push('Impact');
-  for (const [k, v] of impactLines(f)) out.push(`  ${`${k}:`.padEnd(14)}${v}`);
-  out.push('', 'Timeline (UTC)');
-  for (const t of f.timeline) out.push(`  ${utc(t.at)}  ${t.text}`);
-  out.push('', 'Errors by code');
-  out.push(`  ${'CODE'.padEnd(30)}${'PROTOCOL'.padEnd(10)}${'RETRYABLE'.padEnd(11)}${'COUNT'.padStart(7)}${'RETRIES'.padStart(9)}${'MAX ATTEMPT'.padStart(13)}`);
-  for (const c of f.summary.codes) {
-    out.push(`  ${c.code.padEnd(30)}${c.protocol.padEnd(10)}${String(c.retryable).padEnd(11)}${String(c.count).padStart(7)}${String(c.retries).padStart(9)}${String(c.maxAttempt).padStart(13)}`);
-  }
-  out.push('', 'Evidence (error_id + trace_id)');
-  for (const s of f.summary.samples) {
-    out.push(`  ${s.error_id}  trace_id=${s.trace_id ?? '-'}${s.upstream_trace_id ? `  upstream_trace_id=${s.upstream_trace_id}` : ''}  ${utc(s.occurred_at)}  ${s.code}  attempt ${s.attempt}`);
-  }
-  out.push('', 'What the client did, and what the spec says it should do');
-  for (const g of f.guidance) {
-    out.push(`  ${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`);
-    out.push(`    Did:    ${g.did}`);
-    out.push(`    Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`);
-  }
-  out.push('', 'Requested action');
-  f.requestedAction.forEach((a, i) => out.push(`  ${i + 1}. ${a}`));
-  out.push('', 'Next update', `  By ${utcMinute(f.nextUpdateAt).replace(/Z$/, '')} UTC, or sooner if the errors stop or change.`, '');
-  return out.join('\n');
+  return renderDocumentText(incidentDocument(f));
 }
 
 const mdCell = (s: string): string => s.replace(/\|/g, '\\|');

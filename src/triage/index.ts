@@ -26,6 +26,6 @@ export { summarizeErrors, emptyFlags } from './summary.js';
 export type { ErrorSummary, CodeBreakdown, Evidence } from './summary.js';
 export { buildIncident, draftIncident, renderIncidentText, renderIncidentMarkdown, incidentSubject, shortClient } from './draft.js';
 export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuidance } from './draft.js';
-export { buildIncidentEml } from './eml.js';
+export { buildIncidentEml } from '../incident/index.js';
 export { dbPathProblem } from './db-path.js';
-export type { EmlOptions } from './eml.js';
+export type { EmlOptions } from '../incident/index.js';

@@ -147,7 +147,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
     },
     async eml(doc, now) {
       // Loaded on first use: nodemailer is not needed for the first frame.
-      const { buildIncidentEml } = await import('../triage/eml.js');
+      const { buildIncidentEml } = await import('../incident/eml.js');
       const bytes = await buildIncidentEml(doc, { from: mail.from, to: mail.to, date: new Date(now) });
       return bytes.toString('utf8');
     },

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { IncidentDraft } from './draft.js';
 
 /** Headers of an incident .eml. */
 export interface EmlOptions {
@@ -16,10 +15,12 @@ export interface EmlOptions {
 
 /**
  * Builds an RFC 5322 message (Date, Message-ID, From, To, Subject, MIME-Version, a UTF-8
- * text/plain body) for a draft, with nodemailer's MailComposer. Resolves to the message bytes.
+ * text/plain body) for an incident document's subject and rendered text (`renderDocumentText`;
+ * its leading `Subject:` line is left out of the body), with nodemailer's MailComposer. Used for
+ * the operator's drafts and the buyer-side report alike. Resolves to the message bytes.
  * Rejects when an address cannot be encoded.
  */
-export async function buildIncidentEml(draft: Pick<IncidentDraft, 'subject' | 'text'>, options: EmlOptions): Promise<Buffer> {
+export async function buildIncidentEml(draft: { subject: string; text: string }, options: EmlOptions): Promise<Buffer> {
   const domain = /@([^>\s]+)>?\s*$/.exec(options.from)?.[1] ?? 'aap-triage.invalid';
   const body = draft.text.startsWith('Subject: ') ? draft.text.slice(draft.text.indexOf('\n\n') + 2) : draft.text;
   const composer = new MailComposer({
