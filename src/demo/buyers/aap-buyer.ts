@@ -10,7 +10,7 @@ import { Role, type SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, ServiceParameters, withA2AExtensions, type Client } from '@a2a-js/sdk/client';
 import { HEADER_ATTEMPT, callWithDetails, createAapFetch, withRetries } from '../../client/index.js';
 import { AAP_EXTENSION_URI } from '../constants.js';
-import type { BuyerContext } from './context.js';
+import { BUYER_METER_PROVIDER, type BuyerContext } from './context.js';
 import { failureOf, type CallResult } from './outcome.js';
 
 /** Options of {@link AapBuyer.connect}. */
@@ -62,7 +62,7 @@ export class AapBuyer {
       const timeout = AbortSignal.timeout(timeoutMs);
       return fetch(input, { ...init, headers, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
     };
-    const fetchImpl = createAapFetch({ fetch: authorized, logger: false, onError: (e) => ctx.countError(e.code) });
+    const fetchImpl = createAapFetch({ fetch: authorized, logger: false, meterProvider: BUYER_METER_PROVIDER, onError: (e) => ctx.countError(e.code) });
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }),
     );

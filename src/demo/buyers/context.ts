@@ -5,6 +5,7 @@
  * least `retry_after_ms` and the equal-jittered backoff 0.5–1 × 1 s · 2^(n−1), 4 attempts, one
  * retry budget per buyer; spec/dmc12-errors.txt "Retry strategy", DESIGN §6).
  */
+import { createNoopMeter, type MeterProvider } from '@opentelemetry/api';
 import { createRetryBudget, type RetryBudget, type WithRetriesOptions } from '../../client/index.js';
 import type { Rng } from '../rng.js';
 import type { Persona } from './personas.js';
@@ -27,6 +28,13 @@ export interface ScenarioState {
   /** A revoked partner token steady-sofia still has in her config at start. */
   revokedToken: string;
 }
+
+/**
+ * The buyers' meter provider: none. Each simulated buyer stands for another company's process;
+ * its `rpc.client.*` / `aap.client.*` metrics would never reach the dealer's exporter, so they do
+ * not reach the demo host's (global) one either (the golden scrape holds the dealer's names only).
+ */
+export const BUYER_METER_PROVIDER: MeterProvider = { getMeter: () => createNoopMeter() };
 
 /** The context one buyer runs in. */
 export class BuyerContext {
@@ -51,7 +59,7 @@ export class BuyerContext {
   /** Options for `withRetries`: the client's defaults, this buyer's budget, the run's signal. */
   retryOptions(): WithRetriesOptions {
     // No give-up log line: the demo prints its own report, and the audit store has every error.
-    return { budget: this.budget, signal: this.signal, logger: false };
+    return { budget: this.budget, signal: this.signal, logger: false, meterProvider: BUYER_METER_PROVIDER };
   }
 
   /** Counts one request sent; `attempt` is its `aap-attempt` number (> 1: a retry), null outside `withRetries`. */

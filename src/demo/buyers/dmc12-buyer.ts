@@ -4,7 +4,7 @@
  * inside a successful result into `DealerAgentError`s, and `withRetries` around each call.
  */
 import { HEADER_ATTEMPT, callWithDetails, createAapFetch, withRetries } from '../../client/index.js';
-import type { BuyerContext } from './context.js';
+import { BUYER_METER_PROVIDER, type BuyerContext } from './context.js';
 import { failureOf, type CallResult } from './outcome.js';
 
 /** One buyer's connection to one DMC-12 dealer. */
@@ -24,7 +24,7 @@ export class Dmc12Buyer {
       ctx.countRequest(attempt === null ? null : Number(attempt));
       return fetch(input, init);
     };
-    this.aapFetch = createAapFetch({ fetch: counted, logger: false, onError: (e) => ctx.countError(e.code) });
+    this.aapFetch = createAapFetch({ fetch: counted, logger: false, meterProvider: BUYER_METER_PROVIDER, onError: (e) => ctx.countError(e.code) });
   }
 
   /** Switches to another token (a rotated key). */
