@@ -5,8 +5,8 @@
  *
  * Order of checks for `SendMessage` (spec/aap-errors.txt): A2A-Version (the SDK answers -32009),
  * then activation of the required AAP extension (-32008, checked here before any skill logic),
- * then the per-client rate limit, then the skill. The skill runs in the request handler so a
- * failure can be thrown as `AapError` (a JSON-RPC error, not a failed task); the AgentExecutor
+ * then the media types (-32005), then the per-client rate limit, then the skill. The skill runs
+ * in the request handler so a failure can be thrown as `AapError` (a JSON-RPC error, not a failed task); the AgentExecutor
  * only publishes the computed answer with `AgentEvent.message` (DESIGN §9).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,13 +22,16 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import { ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
+import { ContentTypeNotSupportedError, ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
 import type { SendMessageResult } from '@a2a-js/sdk';
 import { AAP_EXTENSION_URI } from '../constants.js';
 import { buildExtensionRequiredError } from '../../protocol/index.js';
 import { bearerToken } from '../http-util.js';
 import { buildAgentCard } from './agent-card.js';
 import type { AapDealer } from './dealer.js';
+
+/** The one media type the demo's skills read and write (the card's inputModes and outputModes). */
+const SKILL_MEDIA_TYPE = 'application/json';
 
 /** Key under which the request handler leaves the skill's answer for the executor. */
 const ANSWER_KEY = 'aap-demo.answer';
@@ -73,6 +76,15 @@ class AapRequestHandler extends DefaultRequestHandler {
       const envelope = buildExtensionRequiredError(AAP_EXTENSION_URI);
       const info = envelope.data[0] as { metadata?: Record<string, string> } | undefined;
       throw new ExtensionSupportRequiredError({ message: envelope.message, ...(info?.metadata ? { metadata: info.metadata } : {}) });
+    }
+    // Media types before skill logic (spec/aap-errors.txt "A2A protocol-level errors": -32005 when an
+    // input part's mediaType is unsupported or no accepted output mode can be produced).
+    if ((params.message?.parts ?? []).some((p) => p.mediaType !== '' && p.mediaType !== SKILL_MEDIA_TYPE)) {
+      throw new ContentTypeNotSupportedError(`An input part's media type is not supported; send ${SKILL_MEDIA_TYPE} data parts.`);
+    }
+    const modes = params.configuration?.acceptedOutputModes ?? [];
+    if (modes.length > 0 && !modes.includes(SKILL_MEDIA_TYPE)) {
+      throw new ContentTypeNotSupportedError(`None of acceptedOutputModes can be produced; this agent answers in ${SKILL_MEDIA_TYPE}.`);
     }
     const headers = context.state.get(STATE_HEADERS_KEY) as IncomingMessage['headers'] | undefined;
     const client = bearerToken(headers?.authorization) ?? 'anonymous';

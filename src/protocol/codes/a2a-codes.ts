@@ -141,3 +141,5 @@ export const ERROR_INFO_TYPE_URL = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const BAD_REQUEST_TYPE_URL = 'type.googleapis.com/google.rpc.BadRequest';
 /** The header a client uses to activate extensions (A2A §3.3.4). */
 export const A2A_EXTENSIONS_HEADER = 'A2A-Extensions';
+/** The header a client uses to name the A2A protocol version it speaks (A2A §3.6.2); empty reads as 0.3. */
+export const A2A_VERSION_HEADER = 'A2A-Version';
