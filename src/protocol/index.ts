@@ -73,6 +73,7 @@ export { buildDmc12Error, type BuildDmc12ErrorOptions, type Dmc12ErrorResult } f
 export { buildJsonRpcError, errorResponse, successResponse, type JsonRpcErrorMember } from './builders/jsonrpc.js';
 export { containsStackTrace, isRfc3339, toCreatedAt } from './builders/common.js';
 export { AapError, isAapError, toAapErrorMember, type AapErrorOptions } from './aap-error.js';
+export * from './value-patterns.js';
 export {
   CONFORMANCE_RULES,
   checkConformance,
