@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
@@ -285,6 +285,40 @@ describe('draft', () => {
     expect(mail.subject).toMatch(/^\[aap-triage\] Retry storm from client stormClientA/);
     expect(mail.text).toContain('Requested action');
     expect(raw.toString('utf8')).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
+  });
+
+  it('--out refuses to overwrite without --force and never follows a symlink at the final path', async () => {
+    const dir = join(store.dir, 'out-safety');
+    mkdirSync(dir, { recursive: true });
+    const existing = join(dir, 'draft.txt');
+    writeFileSync(existing, 'keep me\n');
+    const refused = await run(['draft', '--storm', id(), '--out', existing]);
+    expect(refused.code).toBe(2);
+    expectOneLineError(refused.err, /already exists; not overwritten/);
+    expect(readFileSync(existing, 'utf8')).toBe('keep me\n');
+
+    // A symlink planted at the path, pointing at a file the operator never meant to touch.
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    const link = join(dir, 'link.txt');
+    symlinkSync(victim, link);
+    const viaLink = await run(['draft', '--storm', id(), '--out', link]);
+    expect(viaLink.code).toBe(2);
+    expectOneLineError(viaLink.err, /already exists/);
+    const dangling = join(dir, 'dangling.txt');
+    symlinkSync(join(dir, 'not-there.txt'), dangling);
+    expect((await run(['draft', '--storm', id(), '--out', dangling])).code).toBe(2);
+    expect(existsSync(join(dir, 'not-there.txt'))).toBe(false);
+
+    // --force replaces the path itself: the symlink becomes a regular file, its target is untouched.
+    const forced = await run(['draft', '--storm', id(), '--out', link, '--force']);
+    expect(forced.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(false);
+    expect(readFileSync(link, 'utf8')).toMatch(/Retry storm/);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(lstatSync(link).mode & 0o777).toBe(0o600);
+    expect((await run(['draft', '--storm', id(), '--out', existing, '--force'])).code).toBe(0);
+    expect(readFileSync(existing, 'utf8')).toMatch(/Retry storm/);
   });
 
   it('drafts error ids, and exits 1 when nothing matches', async () => {
