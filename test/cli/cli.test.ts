@@ -443,7 +443,7 @@ describe('tail', () => {
 });
 
 describe('doctor and the key file', () => {
-  it('warns, on the key line, when the key file is readable by others', async () => {
+  it('refuses a key file readable by others, and a key file that is not a regular file', async () => {
     const copy = seededStore();
     try {
       const { chmodSync } = await import('node:fs');
@@ -452,7 +452,13 @@ describe('doctor and the key file', () => {
       chmodSync(keyFile, 0o644);
       const r = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: '' });
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(new RegExp(`^WARN +key +key ${pseudo.keyId} \\(.*audit\\.db\\.key\\): pseudonym key file is readable by group/others; chmod 600 it$`, 'm'));
+      expect(r.out).toMatch(/^WARN +key +pseudonym key file .*audit\.db\.key is readable by group\/others \(mode 644\): chmod 600 it/m);
+      const refused = await run(['hash', '--db', copy.path, PARTNER_KEY], { AAP_TRIAGE_KEY: '' });
+      expect(refused.code).not.toBe(0);
+      expectOneLineError(refused.err, /readable by group\/others/);
+      const dev = await run(['hash', '--db', copy.path, '--key-file', '/dev/zero', PARTNER_KEY], { AAP_TRIAGE_KEY: '' });
+      expect(dev.code).not.toBe(0);
+      expectOneLineError(dev.err, /not a regular file/);
       chmodSync(keyFile, 0o600);
       const ok = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: '' });
       expect(ok.out).toMatch(new RegExp(`^OK +key +key ${pseudo.keyId} `, 'm'));
