@@ -411,12 +411,14 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     } else {
       this.failed += rows;
       if (this.state !== 'failed') {
+        const first = this.state === 'ok';
         this.state = 'degraded';
         this.reason = `a batch of ${rows} audit records failed (${message.error.code}: ${message.error.message})`;
         // The batch's own gap rows were not written either: queue them again, then one for its rows.
         if (batch) this.gaps.unshift(...batch.gaps);
         if (batch && rows > 0) this.gaps.push(gapRow(batch.service, batch.minAt, batch.maxAt, rows, reopened ? `file_${reopened.what}` : 'write_failed'));
         this.warn(`batch_${message.error.code}`, { path: this.path, code: message.error.code, rows }, `audit: ${this.reason}`);
+        if (first) this.report();
       }
     }
     // Health is rewritten when counts change, not only on a state change (throttled).
