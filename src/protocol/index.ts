@@ -82,8 +82,9 @@ export {
 } from './builders/a2a.js';
 export { buildDmc12Error, type BuildDmc12ErrorOptions, type Dmc12ErrorResult } from './builders/dmc12.js';
 export { buildJsonRpcError, errorResponse, successResponse, type JsonRpcErrorMember } from './builders/jsonrpc.js';
-export { containsDraftIdentifier, containsStackTrace, isRfc3339, toCreatedAt } from './builders/common.js';
+export { containsDraftIdentifier, containsStackTrace, isRfc3339, stripStackTrace, toCreatedAt } from './builders/common.js';
 export { AapError, isAapError, toAapErrorMember, type AapErrorOptions } from './aap-error.js';
+export * from './value-patterns.js';
 export {
   CONFORMANCE_RULES,
   checkConformance,

@@ -115,6 +115,25 @@ export function createAapApp(dealer: AapDealer, triageMiddleware?: Middleware): 
   if (triageMiddleware) app.use(triageMiddleware);
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  // Whatever a caller sends, the answer is a JSON-RPC envelope: never Express's HTML 404 page or
+  // its stack-trace error page (issue 16).
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Not found; POST JSON-RPC to /a2a.' } });
+  });
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : 500;
+    const parse = (err as { type?: unknown })?.type === 'entity.parse.failed';
+    const clientError = status >= 400 && status < 500;
+    res.status(clientError ? status : 500).json({
+      jsonrpc: '2.0',
+      id: null,
+      error: parse ? { code: -32700, message: 'Parse error.' } : clientError ? { code: -32600, message: 'Invalid Request.' } : { code: -32603, message: 'Internal error.' },
+    });
+  });
   return {
     app,
     card,

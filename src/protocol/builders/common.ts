@@ -49,6 +49,22 @@ export function checkNoDraftIdentifier(text: string, option: string): void {
 }
 
 /**
+ * `text` without the lines that look like stack frames (see {@link containsStackTrace}), for a
+ * message that echoes what a caller sent: the builders refuse a stack trace, so a dealer that
+ * puts caller text into a message strips it first rather than throw. Returns `fallback` when
+ * nothing usable is left. Never throws.
+ */
+export function stripStackTrace(text: unknown, fallback: string): string {
+  if (typeof text !== 'string') return fallback;
+  const kept = text
+    .split('\n')
+    .filter((line) => !containsStackTrace(line))
+    .join('\n')
+    .trim();
+  return kept.length > 0 && !containsStackTrace(kept) ? kept : fallback;
+}
+
+/**
  * Throws a TypeError naming `option` when `message` is not a non-empty string, contains a stack
  * trace or an AAP draft identifier. Returns the message.
  */
