@@ -14,7 +14,6 @@ import { main } from '../../src/cli/index.js';
 import { startMiniAgent, startStockSdkAgent, type Defect } from './fixtures/aap-agents.js';
 
 const failed = (r: ProbeReport, level: 'MUST' | 'SHOULD' = 'MUST') => r.cases.filter((c) => c.verdict === 'fail' && c.level === level).map((c) => c.id);
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('probe against the demo dealers', () => {
   let dir: string;
