@@ -10,7 +10,7 @@ export interface WorkerInit {
   idleCheckpointMs: number;
   migrations: readonly string[];
   errorColumns: readonly string[];
-  /** Int32Array[0] = last processed batch seq (for synchronous waits at exit). */
+  /** Int32Array[0] = last processed batch seq, [1] = 1 once closed (for synchronous waits at exit). */
   signal: SharedArrayBuffer;
 }
 
@@ -37,5 +37,12 @@ export type ToWorker = BatchMessage | CloseMessage;
 export type FromWorker =
   | { type: 'ready'; mode: number; chmodded: boolean }
   | { type: 'failed'; kind: 'native-module' | 'open'; code: string; message: string }
-  | { type: 'result'; seq: number; written: number; error: { code: string; message: string } | null }
+  | {
+      type: 'result';
+      seq: number;
+      written: number;
+      error: { code: string; message: string } | null;
+      /** The database file had been replaced or removed (or a reopen failed before): reopened now, or `error` why not. */
+      reopened: { what: 'replaced' | 'removed' | 'lost'; error: { code: string; message: string } | null } | null;
+    }
   | { type: 'closed' };

@@ -16,8 +16,11 @@
 export interface ExitFlushable {
   /** Hand pending records to the worker now (async commit). */
   dispatchPending(): void;
-  /** Hand pending records over and block up to `timeoutMs` until they are committed. */
-  flushSync(timeoutMs: number): void;
+  /**
+   * Hand pending records over and block up to `timeoutMs` until they are committed; with `close`
+   * (the process is ending for sure) also close the database, so the last writer truncates the WAL.
+   */
+  flushSync(timeoutMs: number, close?: boolean): void;
   readonly exitFlushTimeoutMs: number;
 }
 
@@ -29,12 +32,14 @@ function onBeforeExit(): void {
 }
 
 function onExit(): void {
-  for (const sink of sinks) sink.flushSync(sink.exitFlushTimeoutMs);
+  for (const sink of sinks) sink.flushSync(sink.exitFlushTimeoutMs, true);
 }
 
 function onSignal(signal: NodeJS.Signals): void {
-  for (const sink of sinks) sink.flushSync(sink.exitFlushTimeoutMs);
-  if (process.listenerCount(signal) === 1) {
+  // Only when the signal is re-raised below is the process surely ending: then close too.
+  const ending = process.listenerCount(signal) === 1;
+  for (const sink of sinks) sink.flushSync(sink.exitFlushTimeoutMs, ending);
+  if (ending) {
     uninstall();
     process.kill(process.pid, signal);
   }
@@ -81,5 +86,5 @@ function onBeforeExitLocal(): void {
   for (const sink of localOnly) sink.dispatchPending();
 }
 function onExitLocal(): void {
-  for (const sink of localOnly) sink.flushSync(sink.exitFlushTimeoutMs);
+  for (const sink of localOnly) sink.flushSync(sink.exitFlushTimeoutMs, true);
 }

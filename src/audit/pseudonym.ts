@@ -8,7 +8,7 @@
  */
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { chmodSync, closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PseudonymKeyError } from './errors.js';
 import type { AuditLogger } from './logger.js';
@@ -19,6 +19,8 @@ import { defaultKeyFilePath, resolveDbPath } from './paths.js';
 export const PSEUDONYM_BYTES = 16;
 /** Shortest secret accepted (characters); the generated key file holds 64. */
 export const MIN_SECRET_LENGTH = 16;
+/** Largest key file read (bytes): a key is a line of text, so `/dev/zero` or a log file is refused unread. */
+export const MAX_KEY_FILE_BYTES = 4096;
 /** Nesting depth beyond which `fingerprint` stops descending (a marker stands for the rest). */
 const MAX_CANONICAL_DEPTH = 64;
 
@@ -167,18 +169,41 @@ export function createPseudonymizer(secret: string): Pseudonymizer {
   };
 }
 
-function readKeyFile(keyFile: string, logger: AuditLogger): string {
+/**
+ * Reads a key file: a regular file (never a device, FIFO or folder; opened non-blocking so a FIFO
+ * cannot stall the host), at most {@link MAX_KEY_FILE_BYTES}, not readable by group or others.
+ */
+function readKeyFile(keyFile: string): string {
+  const unreadable = (why: string, cause?: unknown): PseudonymKeyError =>
+    new PseudonymKeyError('unreadable', `pseudonym key file ${keyFile} ${why}`, cause === undefined ? undefined : { cause });
+  let fd: number;
+  try {
+    fd = openSync(keyFile, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw unreadable(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): check its owner and mode (0600)`, error);
+  }
   let text: string;
   try {
-    text = readFileSync(keyFile, 'utf8').trim();
-    const mode = statSync(keyFile).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      logger.warn({ keyFile, mode: mode.toString(8) }, 'pseudonym key file is readable by group/others; chmod 600 it');
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw unreadable('is not a regular file: point --key-file at the key file (one line of text, mode 0600)');
+    if (st.size > MAX_KEY_FILE_BYTES) throw unreadable(`is larger than ${MAX_KEY_FILE_BYTES} bytes: a key file holds one line (the secret)`);
+    if ((st.mode & 0o077) !== 0) {
+      throw unreadable(`is readable by group/others (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it, then rotate the key if others may have read it`);
     }
+    const buf = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
+    let len = 0;
+    for (;;) {
+      const n = readSync(fd, buf, len, buf.length - len, null);
+      if (n === 0) break;
+      len += n;
+      if (len > MAX_KEY_FILE_BYTES) throw unreadable(`is larger than ${MAX_KEY_FILE_BYTES} bytes: a key file holds one line (the secret)`);
+    }
+    text = buf.subarray(0, len).toString('utf8').trim();
   } catch (error) {
-    throw new PseudonymKeyError('unreadable', `cannot read pseudonym key file ${keyFile}: check its owner and mode (0600)`, {
-      cause: error,
-    });
+    if (error instanceof PseudonymKeyError) throw error;
+    throw unreadable(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): check its owner and mode (0600)`, error);
+  } finally {
+    closeSync(fd);
   }
   if (text.length < MIN_SECRET_LENGTH) {
     throw new PseudonymKeyError('too-short', `pseudonym key file ${keyFile} holds fewer than ${MIN_SECRET_LENGTH} characters`);
@@ -191,6 +216,9 @@ function createKeyFile(keyFile: string, logger: AuditLogger): string {
   const secret = randomBytes(32).toString('hex');
   const temp = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
+    // The database folder may not exist yet (the writer thread creates it too): made here first,
+    // so a new store's key is saved, never a key that dies with the process.
+    mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
     const fd = openSync(temp, 'wx', 0o600);
     try {
       writeSync(fd, `${secret}\n`);
@@ -200,7 +228,7 @@ function createKeyFile(keyFile: string, logger: AuditLogger): string {
     chmodSync(temp, 0o600);
     linkSync(temp, keyFile);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readKeyFile(keyFile, logger);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readKeyFile(keyFile);
     throw new PseudonymKeyError(
       'unreadable',
       `cannot create pseudonym key file ${keyFile} (folder ${dirname(keyFile)}): set AAP_TRIAGE_KEY or make the folder writable`,
@@ -221,9 +249,12 @@ function createKeyFile(keyFile: string, logger: AuditLogger): string {
  * Load the pseudonymisation key and return a {@link Pseudonymizer} (issue #4 "Pseudonyms").
  * The secret is `AAP_TRIAGE_KEY` when set (≥ 16 characters, used as its UTF-8 bytes), else the
  * trimmed text of the key file (default `<db>.key`), which is created (64 hex characters from
- * 32 random bytes, mode 0600) when missing and `create` is true. The secret is never logged.
+ * 32 random bytes, mode 0600; its folder first) when missing and `create` is true. The secret is
+ * never logged. A key file must be a regular file of at most {@link MAX_KEY_FILE_BYTES} bytes,
+ * not readable by group or others.
  *
- * @throws {PseudonymKeyError} `missing` (no key and `create: false`), `unreadable`, `too-short`.
+ * @throws {PseudonymKeyError} `missing` (no key and `create: false`), `unreadable` (also: not a
+ * regular file, too large, readable by others), `too-short` (also for `AAP_TRIAGE_KEY`).
  */
 export function loadPseudonymizer(options: PseudonymizerOptions = {}): Pseudonymizer {
   const env = options.env ?? process.env;
@@ -242,7 +273,7 @@ export function loadPseudonymizer(options: PseudonymizerOptions = {}): Pseudonym
   } catch {
     exists = false;
   }
-  if (exists) return createPseudonymizer(readKeyFile(keyFile, logger));
+  if (exists) return createPseudonymizer(readKeyFile(keyFile));
   if (options.create === false) {
     throw new PseudonymKeyError('missing', `no pseudonym key: set AAP_TRIAGE_KEY or create ${keyFile} (the instrumented server creates it on first start)`);
   }

@@ -1,12 +1,16 @@
 /**
  * ErrorEvent → error_events row, with the sink's defence-in-depth checks (DESIGN §5): pointers
- * are sanitised again, `legacy_error` re-checked, flags and rule ids kept only when they are
- * tokens. Runs on the caller's thread inside `write()`, which catches what this throws.
+ * are sanitised again; every machine field from the wire (error_id, upstream trace id, code,
+ * legacy string, JSON-RPC code, violation keywords) is checked against its pattern in
+ * src/protocol/value-patterns.ts (an error_id that fails is minted anew, so the wire value is
+ * stored nowhere); flags and rule ids are kept only when they are tokens. Runs on the caller's thread inside `write()`, which catches what this throws.
  */
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
 import { RETRY_FLAGS } from '../protocol/error-event.js';
+import { mintErrorId } from '../protocol/error-id.js';
+import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeUpstreamTraceId } from '../protocol/value-patterns.js';
 import type { GapRow, TrafficRow } from './internal-types.js';
-import { sanitizeLegacyError, sanitizePointer } from './sanitize.js';
+import { sanitizePointer } from './sanitize.js';
 
 const TOKEN = /^[A-Za-z0-9_.:$-]{1,64}$/;
 const RETRY_FLAG_SET: ReadonlySet<string> = new Set(RETRY_FLAGS);
@@ -21,26 +25,26 @@ export function eventToRow(event: ErrorEvent, knownNames: ReadonlySet<string> | 
   const violations = Array.isArray(event.violations)
     ? event.violations.map((v) => ({
         location: sanitizePointer(v?.location, knownNames),
-        keyword: typeof v?.keyword === 'string' && TOKEN.test(v.keyword) ? v.keyword : '*',
+        keyword: safeKeyword(v?.keyword),
       }))
     : [];
   const flags = Array.isArray(event.retry_flags) ? event.retry_flags.filter((f) => RETRY_FLAG_SET.has(f)) : [];
   const rules = Array.isArray(event.conformance) ? event.conformance.filter((r) => typeof r === 'string' && TOKEN.test(r)) : [];
   const attempt = int(event.attempt);
   return [
-    event.error_id,
+    safeErrorId(event.error_id) ?? mintErrorId(),
     int(event.occurred_at) ?? Date.now(),
     str(event.trace_id),
     str(event.span_id),
-    str(event.upstream_trace_id),
+    safeUpstreamTraceId(event.upstream_trace_id),
     str(event.service) ?? 'unknown_service',
     str(event.protocol) ?? 'jsonrpc',
     str(event.protocol_version),
     str(event.rpc_method) ?? '_OTHER',
     str(event.skill),
-    str(event.code) ?? 'unknown',
-    sanitizeLegacyError(event.legacy_error),
-    int(event.jsonrpc_code),
+    safeCode(event.code),
+    safeLegacyError(event.legacy_error),
+    safeJsonRpcCode(event.jsonrpc_code),
     int(event.http_status),
     event.retryable === true ? 1 : event.retryable === false ? 0 : null,
     int(event.retry_after_ms),

@@ -3,6 +3,7 @@
  * Each returns only values built from a fixed alphabet or an allow-list, so the output cannot
  * carry a value a caller sent.
  */
+import { safeLegacyError } from '../protocol/value-patterns.js';
 import { DEFAULT_KNOWN_NAMES } from './known-names.js';
 
 /** Array indices above this many digits are treated as unknown: a 7+ digit "index" may be a phone. */
@@ -10,7 +11,6 @@ const MAX_INDEX_DIGITS = 5;
 const INDEX = new RegExp(`^(?:0|[1-9][0-9]{0,${MAX_INDEX_DIGITS - 1}})$`);
 /** Pointers longer than this many segments are cut, with a final `…` segment. */
 const MAX_SEGMENTS = 32;
-const LEGACY_ERROR = /^[a-z0-9_]{1,64}$/;
 
 function keepSegment(raw: string, knownNames: ReadonlySet<string>): string {
   if (INDEX.test(raw) || raw === '-') return raw;
@@ -67,7 +67,7 @@ export function sanitizePointer(pointer: unknown, knownNames: ReadonlySet<string
  * `^[a-z0-9_]{1,64}$` (DESIGN §5 `legacy_error`); anything else (a sentence, a value echo) → null.
  */
 export function sanitizeLegacyError(value: unknown): string | null {
-  return typeof value === 'string' && LEGACY_ERROR.test(value) ? value : null;
+  return safeLegacyError(value);
 }
 
 /**

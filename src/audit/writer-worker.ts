@@ -29,9 +29,88 @@ export function writerWorkerMain(migrate: Migrate): void {
 
   let db: BetterSqlite3.Database | null = null;
   let runBatch: ((batch: BatchMessage) => number) | null = null;
+  /** Identity of the file the connection has open: an operator may replace or delete it. */
+  let identity: { dev: number; ino: number } | null = null;
+  let Driver: typeof BetterSqlite3 | null = null;
+
+  /** Opens (creating folder and file, 0600), migrates and prepares. Returns the file's mode and whether it was chmodded. */
+  const openDb = (): { mode: number; chmodded: boolean } => {
+    const D = Driver as typeof BetterSqlite3;
+    fs.mkdirSync(pathModule.dirname(init.path), { recursive: true, mode: 0o700 });
+    // Create the file 0600 before SQLite does (SQLite would use 0644 less the umask); SQLite
+    // gives the -wal and -shm files the main file's mode.
+    fs.closeSync(fs.openSync(init.path, 'a', 0o600));
+    const st = fs.statSync(init.path);
+    let mode = st.mode & 0o777;
+    let chmodded = false;
+    if ((mode & 0o077) !== 0) {
+      fs.chmodSync(init.path, 0o600);
+      mode = 0o600;
+      chmodded = true;
+    }
+    const handle = new D(init.path, { timeout: init.busyTimeoutMs });
+    db = handle;
+    identity = { dev: st.dev, ino: st.ino };
+    const journal = String(handle.pragma('journal_mode = WAL', { simple: true }));
+    if (journal.toLowerCase() !== 'wal') throw Object.assign(new Error(`journal_mode is ${journal}, not wal`), { code: 'AAP_NO_WAL' });
+    // NORMAL in WAL: a committed batch survives a process crash; a power cut may lose the last ones.
+    handle.pragma('synchronous = NORMAL');
+    handle.pragma(`journal_size_limit = ${init.journalSizeLimitBytes}`);
+    migrate(handle, init.migrations);
+    const columns = init.errorColumns;
+    const insertEvent = handle.prepare(
+      `INSERT INTO error_events (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (error_id) DO NOTHING`,
+    );
+    const upsertTraffic = handle.prepare(
+      `INSERT INTO traffic (minute, service, skill, client, requests, errors, retries) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (minute, service, skill, client) DO UPDATE SET
+         requests = requests + excluded.requests,
+         errors = errors + excluded.errors,
+         retries = retries + excluded.retries`,
+    );
+    const insertGap = handle.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)');
+    const transaction = handle.transaction((batch: BatchMessage) => {
+      let written = 0;
+      for (const row of batch.rows) written += insertEvent.run(row).changes;
+      for (const row of batch.traffic) upsertTraffic.run(row);
+      for (const row of batch.gaps) insertGap.run(row);
+      return written;
+    });
+    runBatch = (batch) => transaction.immediate(batch);
+    return { mode, chmodded };
+  };
+
+  const closeDb = () => {
+    try {
+      db?.close();
+    } catch {
+      // already broken
+    }
+    db = null;
+    runBatch = null;
+    identity = null;
+  };
+
+  /**
+   * Before each batch: is the path still the file the connection has open? A replaced file (new
+   * inode) or a removed one (or its folder) would swallow every later row into an unlinked
+   * inode, so the connection is reopened on the path. Returns what happened, or null.
+   */
+  const checkIdentity = (): 'replaced' | 'removed' | null => {
+    if (!identity) return null;
+    let st: import('node:fs').Stats | null = null;
+    try {
+      st = fs.statSync(init.path);
+    } catch {
+      st = null;
+    }
+    if (st && st.dev === identity.dev && st.ino === identity.ino) return null;
+    const what = st ? 'replaced' : 'removed';
+    closeDb();
+    return what;
+  };
 
   open: {
-    let Driver: typeof BetterSqlite3;
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       Driver = require(init.driverPath) as typeof BetterSqlite3;
@@ -40,57 +119,16 @@ export function writerWorkerMain(migrate: Migrate): void {
       break open;
     }
     try {
-      fs.mkdirSync(pathModule.dirname(init.path), { recursive: true, mode: 0o700 });
-      // Create the file 0600 before SQLite does (SQLite would use 0644 less the umask); SQLite
-      // gives the -wal and -shm files the main file's mode.
-      fs.closeSync(fs.openSync(init.path, 'a', 0o600));
-      let mode = fs.statSync(init.path).mode & 0o777;
-      let chmodded = false;
-      if ((mode & 0o077) !== 0) {
-        fs.chmodSync(init.path, 0o600);
-        mode = 0o600;
-        chmodded = true;
-      }
-      const handle = new Driver(init.path, { timeout: init.busyTimeoutMs });
-      db = handle;
-      const journal = String(handle.pragma('journal_mode = WAL', { simple: true }));
-      if (journal.toLowerCase() !== 'wal') throw Object.assign(new Error(`journal_mode is ${journal}, not wal`), { code: 'AAP_NO_WAL' });
-      // NORMAL in WAL: a committed batch survives a process crash; a power cut may lose the last ones.
-      handle.pragma('synchronous = NORMAL');
-      handle.pragma(`journal_size_limit = ${init.journalSizeLimitBytes}`);
-      migrate(handle, init.migrations);
-      const columns = init.errorColumns;
-      const insertEvent = handle.prepare(
-        `INSERT INTO error_events (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (error_id) DO NOTHING`,
-      );
-      const upsertTraffic = handle.prepare(
-        `INSERT INTO traffic (minute, service, skill, client, requests, errors, retries) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (minute, service, skill, client) DO UPDATE SET
-           requests = requests + excluded.requests,
-           errors = errors + excluded.errors,
-           retries = retries + excluded.retries`,
-      );
-      const insertGap = handle.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)');
-      const transaction = handle.transaction((batch: BatchMessage) => {
-        let written = 0;
-        for (const row of batch.rows) written += insertEvent.run(row).changes;
-        for (const row of batch.traffic) upsertTraffic.run(row);
-        for (const row of batch.gaps) insertGap.run(row);
-        return written;
-      });
-      runBatch = (batch) => transaction.immediate(batch);
+      const { mode, chmodded } = openDb();
       post({ type: 'ready', mode, chmodded });
     } catch (error) {
-      try {
-        db?.close();
-      } catch {
-        // already broken
-      }
-      db = null;
+      closeDb();
       post({ type: 'failed', kind: 'open', code: errorCode(error), message: errorText(error) });
     }
   }
 
+  /** A reopen after a replacement or removal failed: keep trying on each batch. */
+  let lostBefore = false;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   const checkpoint = () => {
     if (!db) return;
@@ -114,30 +152,49 @@ export function writerWorkerMain(migrate: Migrate): void {
     if (message.type === 'close') {
       clearTimeout(idleTimer);
       if (db) {
+        // The last writer to close leaves a zero-byte WAL (TRUNCATE); with others still open it
+        // cannot, and they will.
         checkpoint();
-        try {
-          db.close();
-        } catch {
-          // nothing left to do
-        }
-        db = null;
+        closeDb();
       }
+      Atomics.store(signal, 1, 1);
+      Atomics.notify(signal, 1);
       post({ type: 'closed' });
       port.close();
       return;
     }
     let result: FromWorker;
+    let reopened: { what: 'replaced' | 'removed' | 'lost'; error: { code: string; message: string } | null } | null = null;
+    const lost = Driver !== null && db === null && identity === null && lostBefore;
+    const what = checkIdentity() ?? (lost ? 'lost' : null);
+    if (what !== null) {
+      try {
+        openDb();
+        reopened = { what, error: null };
+        lostBefore = false;
+      } catch (error) {
+        closeDb();
+        lostBefore = true;
+        reopened = { what, error: { code: errorCode(error), message: errorText(error) } };
+      }
+    }
     if (!runBatch) {
-      result = { type: 'result', seq: message.seq, written: 0, error: { code: 'AAP_NOT_OPEN', message: 'the audit database is not open' } };
+      result = {
+        type: 'result',
+        seq: message.seq,
+        written: 0,
+        error: reopened?.error ?? { code: 'AAP_NOT_OPEN', message: 'the audit database is not open' },
+        reopened,
+      };
     } else {
       for (let attempt = 1; ; attempt++) {
         try {
-          result = { type: 'result', seq: message.seq, written: runBatch(message), error: null };
+          result = { type: 'result', seq: message.seq, written: runBatch(message), error: null, reopened };
           break;
         } catch (error) {
           // The busy timeout already waited; one more try covers a lock handed over at the deadline.
           if (errorCode(error).startsWith('SQLITE_BUSY') && attempt < 3) continue;
-          result = { type: 'result', seq: message.seq, written: 0, error: { code: errorCode(error), message: errorText(error) } };
+          result = { type: 'result', seq: message.seq, written: 0, error: { code: errorCode(error), message: errorText(error) }, reopened };
           break;
         }
       }

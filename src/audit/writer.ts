@@ -37,6 +37,8 @@ const WARN_INTERVAL_MS = 60_000;
 interface InFlight {
   seq: number;
   rows: number;
+  /** Gap rows sent with the batch: queued again if it fails, so no gap record is lost. */
+  gaps: GapRow[];
   minAt: number;
   maxAt: number;
   service: string;
@@ -59,7 +61,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
   readonly exitFlushTimeoutMs: number;
   private readonly settings: Settings;
   private worker: Worker | null = null;
-  private readonly signal = new SharedArrayBuffer(4);
+  private readonly signal = new SharedArrayBuffer(8);
   private readonly signalView = new Int32Array(this.signal);
   private state: AuditHealth['state'] = 'ok';
   private reason: string | null = null;
@@ -128,6 +130,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     try {
       if (this.closing || this.state === 'failed') {
         this.failed++;
+        this.reportSoon();
         return;
       }
       if (this.pending.length + this.inFlightRows >= this.settings.queueLimit) {
@@ -216,7 +219,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.dispatchAll();
   }
 
-  flushSync(timeoutMs: number): void {
+  flushSync(timeoutMs: number, close = false): void {
     try {
       if (!this.worker) return;
       this.dispatchPending();
@@ -225,9 +228,16 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       for (;;) {
         const seen = Atomics.load(this.signalView, 0);
         const left = deadline - Date.now();
-        if (seen >= target || left <= 0) return;
+        if (left <= 0) return;
+        if (seen >= target) break;
         Atomics.wait(this.signalView, 0, seen, left);
       }
+      if (!close) return;
+      // The process is ending: close the connection, so the last writer checkpoints and
+      // truncates the WAL instead of leaving it at its high-water mark.
+      this.worker.postMessage({ type: 'close' });
+      const left = deadline - Date.now();
+      if (left > 0 && Atomics.load(this.signalView, 1) === 0) Atomics.wait(this.signalView, 1, 0, left);
     } catch {
       // exiting anyway
     }
@@ -276,7 +286,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         if (at > maxAt) maxAt = at;
       }
     }
-    this.inFlight.set(seq, { seq, rows: rows.length, minAt, maxAt, service: this.pendingService ?? this.settings.service ?? 'unknown_service' });
+    this.inFlight.set(seq, { seq, rows: rows.length, gaps: this.gaps, minAt, maxAt, service: this.pendingService ?? this.settings.service ?? 'unknown_service' });
     this.inFlightRows += rows.length;
     this.resetPending();
     if (rest.length > 0) {
@@ -328,6 +338,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   private drop(event: ErrorEvent): void {
     this.dropped++;
+    this.reportSoon();
     const at = typeof event?.occurred_at === 'number' && Number.isFinite(event.occurred_at) ? Math.trunc(event.occurred_at) : Date.now();
     if (!this.openGap) {
       const service = this.settings.service ?? (typeof event?.service === 'string' ? event.service : 'unknown_service');
@@ -382,6 +393,12 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.processedSeq = message.seq;
     const rows = batch?.rows ?? 0;
     this.inFlightRows -= rows;
+    const reopened = message.reopened;
+    if (reopened) {
+      const file = reopened.what === 'lost' ? 'database file was lost earlier' : `database file was ${reopened.what} while open`;
+      if (reopened.error === null) this.settings.logger.warn({ path: this.path, what: reopened.what }, `audit: ${file}; reopened ${this.path}`);
+      else this.warn(`reopen_${reopened.error.code}`, { path: this.path, what: reopened.what, code: reopened.error.code }, `audit: ${file} and cannot be reopened (${reopened.error.code}: ${reopened.error.message})`);
+    }
     if (message.error === null) {
       this.written += message.written;
       this.duplicates += rows - message.written;
@@ -397,11 +414,15 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         const first = this.state === 'ok';
         this.state = 'degraded';
         this.reason = `a batch of ${rows} audit records failed (${message.error.code}: ${message.error.message})`;
-        if (batch && rows > 0) this.gaps.push(gapRow(batch.service, batch.minAt, batch.maxAt, rows, 'write_failed'));
+        // The batch's own gap rows were not written either: queue them again, then one for its rows.
+        if (batch) this.gaps.unshift(...batch.gaps);
+        if (batch && rows > 0) this.gaps.push(gapRow(batch.service, batch.minAt, batch.maxAt, rows, reopened ? `file_${reopened.what}` : 'write_failed'));
         this.warn(`batch_${message.error.code}`, { path: this.path, code: message.error.code, rows }, `audit: ${this.reason}`);
         if (first) this.report();
       }
     }
+    // Health is rewritten when counts change, not only on a state change (throttled).
+    this.reportSoon();
     if (this.pending.length >= this.settings.batchSize || (this.dueOnResult && this.hasPending())) this.dispatch();
     else if (this.hasPending()) this.arm();
     this.settle();
@@ -446,7 +467,26 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.report();
   }
 
+  private reportTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastReport = 0;
+
+  /** Rewrites the health file at most once per second, the last change included. */
+  private reportSoon(): void {
+    if (this.reportTimer !== undefined) return;
+    const wait = this.lastReport + 1000 - Date.now();
+    if (wait <= 0) {
+      this.report();
+      return;
+    }
+    this.reportTimer = setTimeout(() => {
+      this.reportTimer = undefined;
+      this.report();
+    }, wait);
+    this.reportTimer.unref();
+  }
+
   private report(): void {
+    this.lastReport = Date.now();
     const health = this.health();
     writeHealthFile({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() });
     try {

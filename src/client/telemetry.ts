@@ -32,6 +32,7 @@ import {
   RPC_METHOD_OTHER,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
 } from '../protocol/index.js';
+import { safeCode, safeErrorId, safeJsonRpcCode, safeMethodOriginal, safeRequestId, safeUpstreamTraceId } from '../protocol/value-patterns.js';
 import type { DealerAgentError } from './dealer-error.js';
 import type { CallInfo } from './request-info.js';
 import type { ClientTelemetryOptions, StopReason } from './types.js';
@@ -117,9 +118,12 @@ export function requestAttributes(call: CallInfo | undefined, attempt: number | 
     attrs[ATTR_RPC_METHOD] = method;
   } else {
     attrs[ATTR_RPC_METHOD] = RPC_METHOD_OTHER;
-    if (method !== null) attrs[ATTR_RPC_METHOD_ORIGINAL] = method.slice(0, 128);
+    const original = safeMethodOriginal(method);
+    if (original !== null) attrs[ATTR_RPC_METHOD_ORIGINAL] = original;
   }
-  if (call?.id !== undefined && call.id !== null) attrs[ATTR_JSONRPC_REQUEST_ID] = String(call.id);
+  // Only small numbers and short safe tokens (src/protocol/value-patterns.ts), never an email.
+  const id = safeRequestId(call?.id);
+  if (id !== null) attrs[ATTR_JSONRPC_REQUEST_ID] = id;
   const skill = call?.skill ? allowListedSkill(call.skill, knownSkills) : null;
   if (skill !== null) attrs[ATTR_AAP_SKILL] = skill;
   if (attempt !== null) attrs[ATTR_AAP_REQUEST_ATTEMPT] = attempt;
@@ -140,15 +144,20 @@ export function startCallSpan(t: ClientTelemetry, attrs: Attributes): Span {
 
 /** Error attributes of a dealer error, as the server side sets them (DESIGN §4). */
 export function errorAttributes(error: DealerAgentError): Attributes {
+  // A dealer's reply is caller-influenced text: each value passes its pattern or is left out.
+  const code = safeCode(error.code);
   const attrs: Attributes = {
     [ATTR_AAP_PROTOCOL]: error.protocol,
-    [ATTR_ERROR_TYPE]: error.code,
-    [ATTR_AAP_ERROR_CODE]: error.code,
+    [ATTR_ERROR_TYPE]: code,
+    [ATTR_AAP_ERROR_CODE]: code,
   };
-  if (error.jsonrpcCode !== null) attrs[ATTR_RPC_STATUS_CODE] = String(error.jsonrpcCode);
+  const jsonrpcCode = safeJsonRpcCode(error.jsonrpcCode);
+  if (jsonrpcCode !== null) attrs[ATTR_RPC_STATUS_CODE] = String(jsonrpcCode);
   if (error.retryable !== null) attrs[ATTR_AAP_ERROR_RETRYABLE] = error.retryable;
-  if (error.errorId !== null) attrs[ATTR_AAP_ERROR_ID] = error.errorId;
-  if (error.upstreamTraceId !== null) attrs[ATTR_AAP_UPSTREAM_TRACE_ID] = error.upstreamTraceId;
+  const errorId = safeErrorId(error.errorId);
+  if (errorId !== null) attrs[ATTR_AAP_ERROR_ID] = errorId;
+  const upstream = safeUpstreamTraceId(error.upstreamTraceId);
+  if (upstream !== null) attrs[ATTR_AAP_UPSTREAM_TRACE_ID] = upstream;
   return attrs;
 }
 
@@ -188,7 +197,7 @@ function recordEnd(
   } else {
     Object.assign(all, errorAttributes(failure));
     span.setAttributes(errorAttributes(failure));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: safeCode(failure.code) });
     t.errors.add(1, pick(all, CLIENT_METRIC_ATTRIBUTES.errors));
   }
   span.end();
@@ -201,7 +210,7 @@ export function countRetry(t: ClientTelemetry, error: DealerAgentError | null): 
   if (error !== null) {
     Object.assign(attrs, requestAttributes({ id: null, method: error.rpcMethod, skill: error.skill }, null, t.knownSkills));
     attrs[ATTR_AAP_PROTOCOL] = error.protocol;
-    attrs[ATTR_AAP_ERROR_CODE] = error.code;
+    attrs[ATTR_AAP_ERROR_CODE] = safeCode(error.code);
   }
   try {
     t.retries.add(1, pick(attrs, CLIENT_METRIC_ATTRIBUTES.retries));
@@ -220,15 +229,15 @@ export function logGiveUp(t: ClientTelemetry, error: DealerAgentError, reason: S
     t.logger.warn(
       {
         event: 'aap.client.gave_up',
-        code: error.code,
+        code: safeCode(error.code),
         protocol: error.protocol,
-        jsonrpc_code: error.jsonrpcCode,
+        jsonrpc_code: safeJsonRpcCode(error.jsonrpcCode),
         retryable: error.retryable,
         method: error.rpcMethod,
         skill: error.skill,
         attempts: error.attempts.length,
         stop_reason: reason,
-        error_ids: error.attempts.map((a) => a.errorId),
+        error_ids: error.attempts.map((a) => safeErrorId(a.errorId)),
         trace_ids: error.attempts.map((a) => a.traceId),
       },
       'dealer agent call given up',

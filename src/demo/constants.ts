@@ -4,12 +4,12 @@
  */
 
 /**
- * The AAP extension URI the demo agent card declares `required: true`. The draft-style URI of
- * spec/aap-errors.txt ("Draft extension identifiers below are illustrative and MUST NOT be
- * deployed"): the demo serves the 2.0 draft contract, and a `.invalid` host can never be
- * mistaken for a production profile.
+ * The AAP extension URI the demo agent card declares `required: true`. The demo serves the 2.0
+ * draft contract, which has no approved URI yet, and the spec's illustrative draft identifiers
+ * "MUST NOT be deployed" (spec/aap-errors.txt; the builders refuse them), so the demo names its
+ * own profile under a reserved `.example` host that can never be mistaken for a production one.
  */
-export const AAP_EXTENSION_URI = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
+export const AAP_EXTENSION_URI = 'https://aap-triage.example/extensions/aap/2.0-demo';
 
 /** A2A protocol version the demo serves (the SDK answers anything else with -32009). */
 export const A2A_VERSION = '1.0';

@@ -18,7 +18,8 @@ import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attrib
 import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
 import { recordCall } from './metrics.js';
-import { classifyCall, isParseFailure, mintErrorId as mintId, readJsonBody } from '../protocol/index.js';
+import { classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
+import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
@@ -174,7 +175,7 @@ export class Exchange implements ResponseTapHandlers {
     const raw = call?.method ?? null;
     const known = raw !== null && this.core.knownMethods.has(raw);
     const method = known ? (raw as string) : RPC_METHOD_OTHER;
-    const original = !known && raw !== null ? raw.slice(0, 128) : null;
+    const original = known ? null : safeMethodOriginal(raw);
     const span = startCallSpan(this.core.tracer, this.parentContext(), method, original, call?.id, this.startedAt);
     return { call, span, method, outcome: null, conformance: [] };
   }
@@ -458,7 +459,7 @@ export class Exchange implements ResponseTapHandlers {
         rpc_method: c.method,
         skill,
         code: error.code,
-        legacy_error: error.legacyError && /^[a-z0-9_]{1,64}$/.test(error.legacyError) ? error.legacyError : null,
+        legacy_error: error.legacyError ?? null,
         jsonrpc_code: error.jsonrpcCode,
         http_status: httpStatus,
         retryable: error.retryable,
@@ -474,7 +475,9 @@ export class Exchange implements ResponseTapHandlers {
         duration_ms: endedAt - this.startedAt,
         key_id: p?.keyId ?? null,
       };
-      if (!event.error_id) event.error_id = mintId();
+      // Every machine field from the wire passes its pattern before any sink sees it: an error_id
+      // that fails is minted anew (issue 16; src/protocol/value-patterns.ts).
+      checkEventValues(event as ErrorEvent);
     }
     const report: CallReport = {
       method: c.method,

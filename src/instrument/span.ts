@@ -24,6 +24,7 @@ import {
   ATTR_RPC_SYSTEM_NAME,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
 } from './attributes.js';
+import { safeRequestId } from '../protocol/value-patterns.js';
 import type { CallReport } from './internal-types.js';
 
 /** Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any). */
@@ -41,8 +42,10 @@ export function startCallSpan(
     [ATTR_JSONRPC_PROTOCOL_VERSION]: '2.0',
   };
   if (methodOriginal !== null) attributes[ATTR_RPC_METHOD_ORIGINAL] = methodOriginal;
-  // semconv: not captured when the id is null or omitted.
-  if (id !== null && id !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = String(id);
+  // semconv: not captured when the id is null or omitted; a caller's id is kept only when it is a
+  // small number or a short safe token (src/protocol/value-patterns.ts), never an email.
+  const safeId = safeRequestId(id);
+  if (safeId !== null) attributes[ATTR_JSONRPC_REQUEST_ID] = safeId;
   return tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, startTime }, parent);
 }
 

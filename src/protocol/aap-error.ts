@@ -32,6 +32,9 @@ export interface AapErrorOptions {
  * on the wire. The constructor throws TypeError for an unknown or legacy code, a non-boolean
  * retryable, or an `aapMessage` containing a stack trace. Validation details are checked when the
  * envelope is built (`toAapErrorMember`).
+ *
+ * Printed (`util.inspect`, `console.error`, `String(err)`, `JSON.stringify`), it shows only its
+ * code, error id and message; `details` and the cause stay off every log.
  */
 export class AapError extends Error {
   /** The AAP code (`VEHICLE_NOT_FOUND`). */
@@ -65,6 +68,9 @@ export class AapError extends Error {
     this.errorId = options.errorId === undefined ? mintErrorId() : checkErrorId(options.errorId);
     this.createdAt = toCreatedAt(options.createdAt);
     Object.defineProperty(this, BRAND, { value: true });
+    // Details may hold what the customer sent (a validation echo, a note): kept for the envelope
+    // builder, but not enumerable, so a logger's error serialiser never walks into them.
+    Object.defineProperty(this, 'details', { enumerable: false });
     // Lets an instrumentation that is handling the current request correlate this instance with
     // what the server sends for it (aap-triage's server instrumentation installs the hook). Kept
     // as a global symbol so protocol stays import-free and does no I/O.
@@ -72,6 +78,34 @@ export class AapError extends Error {
     if (typeof created === 'function') (created as (error: AapError) => void)(this);
   }
 }
+
+/** What `util.inspect`, `console.error`, template strings and `JSON.stringify` show of an `AapError`. */
+function aapErrorText(error: AapError): string {
+  return `AapError [${error.code}] ${error.errorId}: ${error.aapMessage}`;
+}
+
+Object.defineProperties(AapError.prototype, {
+  /**
+   * Only the code, error id and message: @a2a-js/sdk prints a thrown error with `console.error`,
+   * and the default inspection would print `details`, the cause and every own property (issue 16).
+   */
+  [Symbol.for('nodejs.util.inspect.custom')]: {
+    value(this: AapError): string {
+      return aapErrorText(this);
+    },
+  },
+  toString: {
+    value(this: AapError): string {
+      return aapErrorText(this);
+    },
+  },
+  /** `{ name, code, error_id, message }` for `JSON.stringify`. */
+  toJSON: {
+    value(this: AapError): { name: string; code: string; error_id: string; message: string } {
+      return { name: 'AapError', code: this.code, error_id: this.errorId, message: this.aapMessage };
+    },
+  },
+});
 
 /** True for an `AapError`, also one created by another copy of this package. */
 export function isAapError(value: unknown): value is AapError {

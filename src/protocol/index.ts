@@ -82,13 +82,24 @@ export {
 } from './builders/a2a.js';
 export { buildDmc12Error, type BuildDmc12ErrorOptions, type Dmc12ErrorResult } from './builders/dmc12.js';
 export { buildJsonRpcError, errorResponse, successResponse, type JsonRpcErrorMember } from './builders/jsonrpc.js';
-export { containsStackTrace, isRfc3339, toCreatedAt } from './builders/common.js';
+export { containsDraftIdentifier, containsStackTrace, isRfc3339, stripStackTrace, toCreatedAt } from './builders/common.js';
 export { AapError, isAapError, toAapErrorMember, type AapErrorOptions } from './aap-error.js';
+export * from './value-patterns.js';
 export {
   CONFORMANCE_RULES,
   checkConformance,
   conformanceRuleIds,
+  type CallView,
   type CheckConformanceOptions,
+  type ConformanceLevel,
   type ConformanceRule,
   type ConformanceViolation,
 } from './conformance.js';
+export type { CallContext } from './conformance-view.js';
+export {
+  AAP_ERROR_2_0_SCHEMA,
+  AAP_ERROR_DATA_2_0_SCHEMA,
+  AAP_ERROR_RELEASED_SCHEMA,
+  BAD_REQUEST_SCHEMA,
+  ERROR_INFO_SCHEMA,
+} from './schemas.js';

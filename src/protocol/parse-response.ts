@@ -6,7 +6,14 @@
  */
 import type { CallOutcome, ParsedError, WireForm } from './types.js';
 import type { ErrorProtocol } from './error-event.js';
-import { A2A_ERROR_DOMAIN, A2A_ERRORS, BAD_REQUEST_TYPE_URL, ERROR_INFO_TYPE_URL, TASK_FAILED_INFO } from './codes/a2a-codes.js';
+import {
+  A2A_ERROR_DOMAIN,
+  A2A_ERRORS,
+  BAD_REQUEST_TYPE_URL,
+  ERROR_INFO_TYPE_URL,
+  TASK_FAILED_INFO,
+  TASK_REJECTED_INFO,
+} from './codes/a2a-codes.js';
 import { AAP_ERROR_DOMAIN, AAP_ERROR_TYPE_URL, isAapCode } from './codes/aap-codes.js';
 import { DMC12_CODES, dmc12CodeForLegacyError, isDmc12Code } from './codes/dmc12-codes.js';
 import { lookupCode } from './codes/index.js';
@@ -136,7 +143,8 @@ export function parseErrorMember(error: unknown, family?: CallFamily): ParsedErr
 
   if (Array.isArray(data)) return fromDetailArray(data, jsonrpcCode, family);
   if (isObject(data)) {
-    if (ownString(data, 'type') === 'aap.error' || isTyped(data, AAP_ERROR_TYPE_URL)) {
+    // A released payload that lost its `type` is still recognisable by its AAP code.
+    if (ownString(data, 'type') === 'aap.error' || isTyped(data, AAP_ERROR_TYPE_URL) || isAapCode(own(data, 'code'))) {
       return fromAapPayload(data, 'aap-released', jsonrpcCode);
     }
     if (ownString(data, 'error_code') !== null) return fromDmc12Data(data, null, jsonrpcCode);
@@ -162,7 +170,9 @@ function plain(jsonrpcCode: number | null, family?: CallFamily): ParsedError {
 function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: CallFamily): ParsedError {
   const payload = data.find((e) => isTyped(e, AAP_ERROR_TYPE_URL)) as JsonObject | undefined;
   const infos = data.filter((e): e is JsonObject => isTyped(e, ERROR_INFO_TYPE_URL));
-  const aapInfo = infos.find((i) => own(i, 'domain') === AAP_ERROR_DOMAIN);
+  // An ErrorInfo carrying an AAP code under a wrong or missing domain (a2a-protocol.org
+  // included) is still the AAP code, never an A2A reason of that name.
+  const aapInfo = infos.find((i) => own(i, 'domain') === AAP_ERROR_DOMAIN) ?? infos.find((i) => isAapCode(ownString(i, 'reason')));
   const badRequest = data.find((e) => isTyped(e, BAD_REQUEST_TYPE_URL));
   const brViolations = violationsFromBadRequest(own(badRequest, 'fieldViolations'));
 
@@ -194,17 +204,6 @@ function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: C
     parsed.violations = brViolations;
     return parsed;
   }
-  const otherInfo = infos[0];
-  if (otherInfo && isAapCode(ownString(otherInfo, 'reason'))) {
-    // An ErrorInfo carrying an AAP code under a wrong/missing domain: still the AAP code.
-    const meta = ownObject(otherInfo, 'metadata');
-    const parsed = base('aap', 'errorinfo-only', ownString(otherInfo, 'reason')!, jsonrpcCode);
-    parsed.retryable = readRetryable(own(meta, 'retryable'));
-    parsed.errorId = ownString(meta, 'error_id');
-    parsed.retryAfterMs = retryAfterMs(meta);
-    parsed.violations = brViolations;
-    return parsed;
-  }
   const parsed = plain(jsonrpcCode, family);
   parsed.violations = brViolations;
   return parsed;
@@ -232,7 +231,8 @@ function fromAapPayload(payload: JsonObject, form: WireForm, jsonrpcCode: number
 /**
  * Normalises a DMC-12 error object (`result.data`): `error_code` when present (form `dmc12`), else
  * the legacy `error` string mapped through the table (form `dmc12-legacy`). Retryable: the wire
- * value when it is a boolean, else the value the code fixes; null for an unknown code.
+ * value when it is a boolean, else the value the code fixes (a string flag is not trusted, in any
+ * case); for an unknown code a "true"/"false" string in any case, else null.
  */
 export function parseDmc12Data(data: unknown, metadata: unknown = null, jsonrpcCode: number | null = null): ParsedError {
   return fromDmc12Data(isObject(data) ? data : {}, metadata, jsonrpcCode);
@@ -243,9 +243,7 @@ function fromDmc12Data(data: JsonObject, metadata: unknown, jsonrpcCode: number 
   const legacy = ownString(data, 'error');
   const code = errorCode ?? (legacy !== null ? (dmc12CodeForLegacyError(legacy) ?? DMC12_UNMAPPED_LEGACY) : DMC12_UNMAPPED_LEGACY);
   const parsed = base('dmc12', errorCode !== null ? 'dmc12' : 'dmc12-legacy', code, jsonrpcCode);
-  const wire = own(data, 'retryable');
-  // DMC-12 fixes retryable by code, so a payload from before the taxonomy still has a known value.
-  parsed.retryable = wire === undefined ? (isDmc12Code(code) ? DMC12_CODES[code].retryable : null) : readRetryable(wire);
+  parsed.retryable = dmc12Retryable(own(data, 'retryable'), code);
   parsed.errorId = ownString(data, 'error_id');
   parsed.retryAfterMs = retryAfterMs(data) ?? retryAfterMs(own(data, 'details'));
   parsed.violations = violationsFromErrors(own(data, 'errors') ?? own(own(data, 'details'), 'errors'));
@@ -254,11 +252,30 @@ function fromDmc12Data(data: JsonObject, metadata: unknown, jsonrpcCode: number 
   return parsed;
 }
 
-const FAILED_STATES = new Set(['TASK_STATE_FAILED', 'failed']);
+/** Task states that end a call in failure (A2A 1.0 enum names, then 0.3's), with their code. */
+/**
+ * A DMC-12 `retryable`: a boolean as sent. Anything else (absent, or a string such as "true",
+ * "TRUE", "False") reads as the value the code fixes — DMC-12 fixes retryable by code, so a
+ * payload from before the taxonomy, or one that quoted the flag, still has one known value,
+ * whatever the string's case. For an unknown code, a string is read case-insensitively; else null.
+ */
+function dmc12Retryable(wire: unknown, code: string): boolean | null {
+  if (typeof wire === 'boolean') return wire;
+  if (isDmc12Code(code)) return DMC12_CODES[code].retryable;
+  return typeof wire === 'string' ? readRetryable(wire.trim().toLowerCase()) : null;
+}
+
+const FAILED_STATES: ReadonlyMap<string, string> = new Map([
+  ['TASK_STATE_FAILED', TASK_FAILED_INFO.code],
+  ['failed', TASK_FAILED_INFO.code],
+  ['TASK_STATE_REJECTED', TASK_REJECTED_INFO.code],
+  ['rejected', TASK_REJECTED_INFO.code],
+]);
 
 /**
  * Errors hidden in a successful `result`: a DMC-12 error object in `result.data`, or a task whose
- * state is failed. Returns null for a genuine success.
+ * state is failed or rejected (form `task-failed`, code `TASK_FAILED` / `TASK_REJECTED`, or the
+ * code of an `aap.error` the task carries). Returns null for a genuine success.
  */
 export function parseResultError(result: unknown): ParsedError | null {
   if (!isObject(result)) return null;
@@ -271,10 +288,11 @@ export function parseResultError(result: unknown): ParsedError | null {
   const task = ownObject(result, 'task') ?? ownObject(result, 'statusUpdate') ?? (own(result, 'status') ? result : null);
   const status = ownObject(task, 'status');
   const state = ownString(status, 'state');
-  if (state === null || !FAILED_STATES.has(state)) return null;
+  const code = state === null ? undefined : FAILED_STATES.get(state);
+  if (code === undefined) return null;
   const payload = findAapPayloadInTask(task!);
   if (payload) return fromAapPayload(payload, 'task-failed', null);
-  return base('a2a', 'task-failed', TASK_FAILED_INFO.code, null);
+  return base('a2a', 'task-failed', code, null);
 }
 
 function findAapPayloadInTask(task: JsonObject): JsonObject | null {

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
@@ -287,6 +287,40 @@ describe('draft', () => {
     expect(raw.toString('utf8')).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
   });
 
+  it('--out refuses to overwrite without --force and never follows a symlink at the final path', async () => {
+    const dir = join(store.dir, 'out-safety');
+    mkdirSync(dir, { recursive: true });
+    const existing = join(dir, 'draft.txt');
+    writeFileSync(existing, 'keep me\n');
+    const refused = await run(['draft', '--storm', id(), '--out', existing]);
+    expect(refused.code).toBe(2);
+    expectOneLineError(refused.err, /already exists; not overwritten/);
+    expect(readFileSync(existing, 'utf8')).toBe('keep me\n');
+
+    // A symlink planted at the path, pointing at a file the operator never meant to touch.
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    const link = join(dir, 'link.txt');
+    symlinkSync(victim, link);
+    const viaLink = await run(['draft', '--storm', id(), '--out', link]);
+    expect(viaLink.code).toBe(2);
+    expectOneLineError(viaLink.err, /already exists/);
+    const dangling = join(dir, 'dangling.txt');
+    symlinkSync(join(dir, 'not-there.txt'), dangling);
+    expect((await run(['draft', '--storm', id(), '--out', dangling])).code).toBe(2);
+    expect(existsSync(join(dir, 'not-there.txt'))).toBe(false);
+
+    // --force replaces the path itself: the symlink becomes a regular file, its target is untouched.
+    const forced = await run(['draft', '--storm', id(), '--out', link, '--force']);
+    expect(forced.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(false);
+    expect(readFileSync(link, 'utf8')).toMatch(/Retry storm/);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(lstatSync(link).mode & 0o777).toBe(0o600);
+    expect((await run(['draft', '--storm', id(), '--out', existing, '--force'])).code).toBe(0);
+    expect(readFileSync(existing, 'utf8')).toMatch(/Retry storm/);
+  });
+
   it('drafts error ids, and exits 1 when nothing matches', async () => {
     const ok = await run(['draft', 'err_dmc12stray000000000000000000001']);
     expect(ok.out).toContain('trace_id=00000000000000000000000000004001  upstream_trace_id=trc_0123456789abcdef01234567');
@@ -409,7 +443,7 @@ describe('tail', () => {
 });
 
 describe('doctor and the key file', () => {
-  it('warns, on the key line, when the key file is readable by others', async () => {
+  it('refuses a key file readable by others, and a key file that is not a regular file', async () => {
     const copy = seededStore();
     try {
       const { chmodSync } = await import('node:fs');
@@ -418,7 +452,13 @@ describe('doctor and the key file', () => {
       chmodSync(keyFile, 0o644);
       const r = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: '' });
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(new RegExp(`^WARN +key +key ${pseudo.keyId} \\(.*audit\\.db\\.key\\): pseudonym key file is readable by group/others; chmod 600 it$`, 'm'));
+      expect(r.out).toMatch(/^WARN +key +pseudonym key file .*audit\.db\.key is readable by group\/others \(mode 644\): chmod 600 it/m);
+      const refused = await run(['hash', '--db', copy.path, PARTNER_KEY], { AAP_TRIAGE_KEY: '' });
+      expect(refused.code).not.toBe(0);
+      expectOneLineError(refused.err, /readable by group\/others/);
+      const dev = await run(['hash', '--db', copy.path, '--key-file', '/dev/zero', PARTNER_KEY], { AAP_TRIAGE_KEY: '' });
+      expect(dev.code).not.toBe(0);
+      expectOneLineError(dev.err, /not a regular file/);
       chmodSync(keyFile, 0o600);
       const ok = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: '' });
       expect(ok.out).toMatch(new RegExp(`^OK +key +key ${pseudo.keyId} `, 'm'));

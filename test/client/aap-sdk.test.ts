@@ -287,7 +287,7 @@ describe.skipIf(!HAVE_REFERENCE)('operator summary', () => {
   it('lists code, attempts, and every error_id and trace_id after the last attempt', async () => {
     const telemetry = createTestTelemetry();
     const client = await createSdkClient(dealer.baseUrl, createAapFetch({ logger: false }));
-    for (const id of ['err_sum_1', 'err_sum_2', 'err_sum_3', 'err_sum_4']) dealer.script.push({ error: rateLimited(id, 100) });
+    for (const id of ['err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a01', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a02', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a03', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a04']) dealer.script.push({ error: rateLimited(id, 100) });
     const t0 = Date.UTC(2026, 10, 30, 2, 0, 0);
     const clock = fakeClock(t0);
     const e = (await withRetries(() => client.sendMessage(searchMessage()), {
@@ -302,7 +302,7 @@ describe.skipIf(!HAVE_REFERENCE)('operator summary', () => {
       attempt: n,
       startedAt: t0 + [0, 500, 1500, 3500][i]!, // each wait is the backoff floor (equal jitter at 0), above the 100 ms hint
       code: 'RATE_LIMITED',
-      errorId: `err_sum_${n}`,
+      errorId: `err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a0${n}`,
       traceId: traceIds[i] ?? null,
       retryAfterMs: 100,
       delayMs: n < 4 ? 500 * 2 ** i : null,
@@ -310,7 +310,7 @@ describe.skipIf(!HAVE_REFERENCE)('operator summary', () => {
     expect(e.stopReason).toBe('max-attempts');
     const text = e.summary();
     expect(text.split('\n')[0]).toBe('RATE_LIMITED (aap, JSON-RPC -32000, inventory.search) after 4 attempts; stopped: max-attempts');
-    for (const [i, id] of ['err_sum_1', 'err_sum_2', 'err_sum_3', 'err_sum_4'].entries()) {
+    for (const [i, id] of ['err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a01', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a02', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a03', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a04'].entries()) {
       expect(text).toContain(`error_id=${id} trace_id=${traceIds[i]}`);
     }
     // One pino line for the given-up call, allow-listed fields only.
@@ -327,7 +327,7 @@ describe.skipIf(!HAVE_REFERENCE)('operator summary', () => {
       skill: 'inventory.search',
       attempts: 4,
       stop_reason: 'max-attempts',
-      error_ids: ['err_sum_1', 'err_sum_2', 'err_sum_3', 'err_sum_4'],
+      error_ids: ['err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a01', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a02', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a03', 'err_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a04'],
       trace_ids: traceIds,
     });
     expect(JSON.stringify(line)).not.toContain('Per-key rate limit exceeded');
@@ -339,7 +339,7 @@ describe.skipIf(!HAVE_REFERENCE)('telemetry', () => {
     const t = createTestTelemetry();
     const opts = { tracerProvider: t.tracerProvider, meterProvider: t.meterProvider, logger: t.logger };
     const client = await createSdkClient(dealer.baseUrl, createAapFetch(opts));
-    dealer.script.push({ error: rateLimited('err_tel_1', 50) });
+    dealer.script.push({ error: rateLimited('err_7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e01', 50) });
     await withRetries(() => client.sendMessage(searchMessage()), { ...opts, ...fakeClock(), budget: createRetryBudget() });
 
     const spans = t.spans.getFinishedSpans();
@@ -359,7 +359,7 @@ describe.skipIf(!HAVE_REFERENCE)('telemetry', () => {
       'aap.skill': 'inventory.search',
       'aap.error.code': 'RATE_LIMITED',
       'aap.error.retryable': true,
-      'aap.error.id': 'err_tel_1',
+      'aap.error.id': 'err_7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e01',
       'aap.request.attempt': 1,
     });
     expect(typeof failed!.attributes['jsonrpc.request.id']).toBe('string');

@@ -121,9 +121,10 @@ const AAP_CONFORMANCE: Record<number, string[]> = {
   35: [],
   38: [],
   39: [],
-  40: [],
-  41: ['a2a.extension-required-message'],
-  44: [],
+  // The spec's own -32008 examples use the draft host, which "MUST NOT be deployed".
+  40: ['aap.no-draft-identifiers'],
+  41: ['a2a.extension-required-message', 'aap.no-draft-identifiers'],
+  44: ['aap.no-draft-identifiers'],
   48: ['a2a.extension-required-message', 'a2a.extension-required-detail'],
   53: ['aap.typed-payload-present'],
 };
@@ -242,12 +243,30 @@ describe.skipIf(!HAVE_REFERENCE)('dmc12-error-examples.json (shared reference ve
     });
   });
 
-  it('flags the docs envelope whose error_id is truncated, and legacy-only payloads as missing the taxonomy', () => {
+  it('flags the docs envelope whose error_id and trace_id are truncated, and legacy-only payloads as missing the taxonomy', () => {
     const envelope = items.find((x) => x.kind === 'a2a_result_envelope')!;
-    expect(conformanceRuleIds(successResponse(1, envelope.payload))).toEqual(['dmc12.error-id-format']);
+    expect(conformanceRuleIds(successResponse(1, envelope.payload))).toEqual(['dmc12.error-id-format', 'dmc12.trace-id']);
+    const _metadata = { trace_id: 'trc_5f1c8e2a9b7d4c3e', tool: 'create_reservation', protocol: 'a2a' };
     const legacy = items.find((x) => x.kind === 'legacy_error_only')!;
-    expect(conformanceRuleIds(successResponse(1, { data: legacy.payload }))).toEqual(['dmc12.taxonomy-fields']);
+    expect(conformanceRuleIds(successResponse(1, { data: legacy.payload, _metadata }))).toEqual(['dmc12.taxonomy-fields']);
     const verbatim = items.find((x) => x.kind === 'error_object')!;
-    expect(checkConformance(successResponse(1, { data: verbatim.payload }))).toEqual([]);
+    expect(checkConformance(successResponse(1, { data: verbatim.payload, _metadata }))).toEqual([]);
+    expect(conformanceRuleIds(successResponse(1, { data: verbatim.payload }))).toEqual(['dmc12.trace-id']);
+  });
+
+  it('flags every documented legacy string sent with another error_code, and accepts it with its own', () => {
+    const _metadata = { trace_id: 'trc_5f1c8e2a9b7d4c3e', tool: 'create_reservation', protocol: 'a2a' };
+    const paired = items.filter((x) => typeof x.expected_error_code === 'string' || x.kind === 'error_object');
+    expect(paired.length).toBeGreaterThanOrEqual(5);
+    for (const item of paired) {
+      const legacy = item.payload.error as string;
+      const code = (item.expected_error_code ?? item.payload.error_code) as string;
+      const retryable = code === 'RATE_LIMITED' || code === 'UPSTREAM_UNAVAILABLE' || code === 'INTERNAL_ERROR';
+      const good = { error: legacy, error_code: code, retryable, error_id: 'err_5f1c8e2a9b7d4c3e8a1f0b6d2c4e7a90' };
+      expect(conformanceRuleIds(successResponse(1, { data: good, _metadata })), legacy).toEqual([]);
+      const other = code === 'INTERNAL_ERROR' ? 'UPSTREAM_UNAVAILABLE' : 'INTERNAL_ERROR';
+      const bad = { ...good, error_code: other, retryable: true };
+      expect(conformanceRuleIds(successResponse(1, { data: bad, _metadata })), legacy).toEqual(['dmc12.legacy-matches-code']);
+    }
   });
 });

@@ -111,10 +111,18 @@ export function runDoctor(
   const health = readHealth(dbPath);
   if (!health) checks.push({ check: 'writer', status: 'skip', detail: 'no writer has reported health for this database yet' });
   else {
+    // A degraded or failed writer that is still running loses records now: a failure (exit 3).
+    // One whose process has gone reported a past state: a warning.
+    let running = true;
+    try {
+      process.kill(health.pid, 0);
+    } catch (error) {
+      running = (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
     checks.push({
       check: 'writer',
-      status: health.state === 'ok' ? 'ok' : 'warn',
-      detail: `${health.state}${health.reason ? `: ${health.reason}` : ''} (pid ${health.pid}, written ${health.written}, dropped ${health.dropped}, failed ${health.failed}, at ${new Date(health.updatedAt).toISOString()})`,
+      status: health.state === 'ok' ? 'ok' : running ? 'fail' : 'warn',
+      detail: `${health.state}${health.reason ? `: ${health.reason}` : ''} (pid ${health.pid}${running ? '' : ' no longer running'}, written ${health.written}, dropped ${health.dropped}, failed ${health.failed}, at ${new Date(health.updatedAt).toISOString()})`,
     });
   }
   return checks;

@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildIncidentEml, draftIncident, parseStormId, type DraftSource } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
+import { writeOutFile } from '../write-out.js';
 
 const FORMATS = ['text', 'md', 'eml'] as const;
 /** From address of an .eml when `--from` is not given. */
@@ -22,7 +22,8 @@ export const draftCommand: CommandModule = {
       .option('--format <format>', 'text | md | eml', 'text')
       .option('--to <address>', 'To address(es) of the .eml, comma-separated')
       .option('--from <address>', `From address of the .eml (default "${DEFAULT_FROM}")`)
-      .option('--out <file>', 'write the draft to this file instead of stdout')
+      .option('--out <file>', 'write the draft to this new file (mode 0600) instead of stdout; never follows a symlink')
+      .option('--force', 'let --out replace an existing file (the path itself, never a symlink\'s target)')
       .option('--next-update <minutes>', 'when the next update is promised, minutes from now', '60')
       .action(async (ids: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
@@ -70,9 +71,11 @@ export const draftCommand: CommandModule = {
         if (g['out'] !== undefined) {
           const file = resolve(String(g['out']));
           try {
-            writeFileSync(file, content);
+            writeOutFile(file, content, g['force'] === true);
           } catch (error) {
-            throw new CliError(`cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the folder exists and is writable', EXIT.ENV);
+            const code = (error as NodeJS.ErrnoException).code ?? 'error';
+            if (code === 'EEXIST') throw new CliError(`${file} already exists; not overwritten`, 'pass --force to replace it, or choose another --out', EXIT.USAGE);
+            throw new CliError(`cannot write ${file} (${code})`, 'check the folder exists and is writable', EXIT.ENV);
           }
           if (g.json) ctx.json({ file, format, subject: draft.subject });
           else ctx.out(`wrote ${file} (${format}): ${draft.subject}`);

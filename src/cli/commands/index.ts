@@ -4,6 +4,7 @@ import { doctorCommand } from './doctor.js';
 import { draftCommand } from './draft.js';
 import { forgetCommand } from './forget.js';
 import { hashCommand } from './hash.js';
+import { probeCommand } from './probe.js';
 import { pruneCommand } from './prune.js';
 import { searchCommand } from './search.js';
 import { showCommand } from './show.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly CommandModule[] = [
   pruneCommand,
   forgetCommand,
   doctorCommand,
+  probeCommand,
   tuiCommand,
   demoCommand,
 ];

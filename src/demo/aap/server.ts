@@ -5,8 +5,8 @@
  *
  * Order of checks for `SendMessage` (spec/aap-errors.txt): A2A-Version (the SDK answers -32009),
  * then activation of the required AAP extension (-32008, checked here before any skill logic),
- * then the per-client rate limit, then the skill. The skill runs in the request handler so a
- * failure can be thrown as `AapError` (a JSON-RPC error, not a failed task); the AgentExecutor
+ * then the media types (-32005), then the per-client rate limit, then the skill. The skill runs
+ * in the request handler so a failure can be thrown as `AapError` (a JSON-RPC error, not a failed task); the AgentExecutor
  * only publishes the computed answer with `AgentEvent.message` (DESIGN §9).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,13 +22,16 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import { ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
+import { ContentTypeNotSupportedError, ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
 import type { SendMessageResult } from '@a2a-js/sdk';
 import { AAP_EXTENSION_URI } from '../constants.js';
 import { buildExtensionRequiredError } from '../../protocol/index.js';
 import { bearerToken } from '../http-util.js';
 import { buildAgentCard } from './agent-card.js';
 import type { AapDealer } from './dealer.js';
+
+/** The one media type the demo's skills read and write (the card's inputModes and outputModes). */
+const SKILL_MEDIA_TYPE = 'application/json';
 
 /** Key under which the request handler leaves the skill's answer for the executor. */
 const ANSWER_KEY = 'aap-demo.answer';
@@ -74,6 +77,15 @@ class AapRequestHandler extends DefaultRequestHandler {
       const info = envelope.data[0] as { metadata?: Record<string, string> } | undefined;
       throw new ExtensionSupportRequiredError({ message: envelope.message, ...(info?.metadata ? { metadata: info.metadata } : {}) });
     }
+    // Media types before skill logic (spec/aap-errors.txt "A2A protocol-level errors": -32005 when an
+    // input part's mediaType is unsupported or no accepted output mode can be produced).
+    if ((params.message?.parts ?? []).some((p) => p.mediaType !== '' && p.mediaType !== SKILL_MEDIA_TYPE)) {
+      throw new ContentTypeNotSupportedError(`An input part's media type is not supported; send ${SKILL_MEDIA_TYPE} data parts.`);
+    }
+    const modes = params.configuration?.acceptedOutputModes ?? [];
+    if (modes.length > 0 && !modes.includes(SKILL_MEDIA_TYPE)) {
+      throw new ContentTypeNotSupportedError(`None of acceptedOutputModes can be produced; this agent answers in ${SKILL_MEDIA_TYPE}.`);
+    }
     const headers = context.state.get(STATE_HEADERS_KEY) as IncomingMessage['headers'] | undefined;
     const client = bearerToken(headers?.authorization) ?? 'anonymous';
     const first = params.message?.parts[0]?.content;
@@ -103,6 +115,25 @@ export function createAapApp(dealer: AapDealer, triageMiddleware?: Middleware): 
   if (triageMiddleware) app.use(triageMiddleware);
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  // Whatever a caller sends, the answer is a JSON-RPC envelope: never Express's HTML 404 page or
+  // its stack-trace error page (issue 16).
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Not found; POST JSON-RPC to /a2a.' } });
+  });
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : 500;
+    const parse = (err as { type?: unknown })?.type === 'entity.parse.failed';
+    const clientError = status >= 400 && status < 500;
+    res.status(clientError ? status : 500).json({
+      jsonrpc: '2.0',
+      id: null,
+      error: parse ? { code: -32700, message: 'Parse error.' } : clientError ? { code: -32600, message: 'Invalid Request.' } : { code: -32603, message: 'Internal error.' },
+    });
+  });
   return {
     app,
     card,

@@ -4,11 +4,14 @@
  * built with `buildDmc12Error`); a missing or unknown bearer token is JSON-RPC -32001 with
  * HTTP 401 (spec/dmc12-errors.txt "Auth failures are different").
  *
+ * Every request gets a JSON-RPC envelope, whatever it holds (issue 16): a caller's tool name or
+ * argument is sanitised before it reaches the builder, and a fault anywhere is answered -32603.
+ *
  * The listener is what a dealer would write; the demo passes it through `triage.wrap(listener)`.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { buildDmc12Error } from '../../protocol/index.js';
+import { buildDmc12Error, stripStackTrace } from '../../protocol/index.js';
 import { bearerToken } from '../http-util.js';
 import { Dmc12Dealer, Dmc12Failure } from './dealer.js';
 import { DMC12_TOOLS } from './schemas.js';
@@ -16,10 +19,15 @@ import { DMC12_TOOLS } from './schemas.js';
 /** Largest request body read, bytes. */
 const MAX_BODY_BYTES = 256 * 1024;
 
-/** A new upstream trace id, `trc_` + 24 hex. */
+/** A new upstream trace id, `trc_` + 32 hex. */
 function mintTraceId(): string {
-  return `trc_${randomBytes(12).toString('hex')}`;
+  return `trc_${randomBytes(16).toString('hex')}`;
 }
+
+/** A tool name as `_metadata.tool` may carry it; a caller's odd name (a space, an email) is not echoed. */
+const TOOL_NAME = /^[A-Za-z0-9_.:/-]{1,64}$/;
+
+const INTERNAL: readonly [number, unknown] = [200, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error.' } }];
 
 /**
  * Builds the DMC-12 request listener. `validTokens` are the partner tokens it accepts.
@@ -27,9 +35,11 @@ function mintTraceId(): string {
 export function createDmc12Listener(dealer: Dmc12Dealer, validTokens: ReadonlySet<string>): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/rpc') {
-      send(res, 404, { error: 'not found; POST JSON-RPC to /rpc' });
+      send(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Not found; POST JSON-RPC to /rpc.' } });
       return;
     }
+    // An aborted upload must not become an unhandled 'error' event.
+    req.on('error', () => res.destroy());
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -48,12 +58,18 @@ export function createDmc12Listener(dealer: Dmc12Dealer, validTokens: ReadonlySe
         send(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error.' } });
         return;
       }
-      send(res, ...answer(dealer, validTokens, req, body));
+      let reply: readonly [number, unknown];
+      try {
+        reply = answer(dealer, validTokens, req, body);
+      } catch {
+        reply = INTERNAL;
+      }
+      send(res, reply[0], reply[1]);
     });
   };
 }
 
-function answer(dealer: Dmc12Dealer, validTokens: ReadonlySet<string>, req: IncomingMessage, body: unknown): [number, unknown] {
+function answer(dealer: Dmc12Dealer, validTokens: ReadonlySet<string>, req: IncomingMessage, body: unknown): readonly [number, unknown] {
   const rpc = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const id = typeof rpc.id === 'string' || typeof rpc.id === 'number' ? rpc.id : null;
   if (rpc.jsonrpc !== '2.0' || typeof rpc.method !== 'string') {
@@ -71,17 +87,19 @@ function answer(dealer: Dmc12Dealer, validTokens: ReadonlySet<string>, req: Inco
   }
   const params = (typeof rpc.params === 'object' && rpc.params !== null ? rpc.params : {}) as Record<string, unknown>;
   const tool = typeof params.name === 'string' ? params.name : '';
+  const metaTool = TOOL_NAME.test(tool) ? tool : 'unknown_tool';
   const traceId = mintTraceId();
   try {
     const data = dealer.call(tool, params.arguments, token);
-    return [200, { jsonrpc: '2.0', id, result: { data, _metadata: { trace_id: traceId, tool, protocol: 'a2a' } } }];
+    return [200, { jsonrpc: '2.0', id, result: { data, _metadata: { trace_id: traceId, tool: metaTool, protocol: 'a2a' } } }];
   } catch (err) {
     const failure = err instanceof Dmc12Failure ? err : new Dmc12Failure('INTERNAL_ERROR', 'Unexpected server fault.', 'internal_error');
+    // The message may echo a caller's argument; the builder refuses a stack trace, so strip one.
     const result = buildDmc12Error(failure.code, {
       ...(failure.legacyError ? { legacyError: failure.legacyError } : {}),
-      message: failure.message,
+      message: stripStackTrace(failure.message, 'The request could not be processed.'),
       traceId,
-      tool,
+      tool: metaTool,
     });
     return [200, { jsonrpc: '2.0', id, result }];
   }

@@ -12,7 +12,7 @@ import {
   type A2AReason,
 } from '../codes/a2a-codes.js';
 import { isObject } from '../extract.js';
-import { checkMessage } from './common.js';
+import { checkMessage, checkNoDraftIdentifier } from './common.js';
 
 /** The JSON-RPC `error` member of an A2A protocol error. */
 export interface A2AErrorMember {
@@ -37,6 +37,7 @@ function checkMetadata(metadata: unknown, option: string): Record<string, string
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(metadata)) {
     if (typeof v !== 'string') throw new TypeError(`${option}.${k} must be a string (ErrorInfo metadata is map<string,string>)`);
+    checkNoDraftIdentifier(v, `${option}.${k}`);
     out[k] = v;
   }
   return out;
@@ -69,6 +70,8 @@ export function buildA2AError(reason: A2AReason, options: BuildA2AErrorOptions =
       if (!isObject(v) || typeof v.field !== 'string' || typeof v.description !== 'string') {
         throw new TypeError(`fieldViolations[${i}] needs string field and description`);
       }
+      checkMessage(v.description, `fieldViolations[${i}].description`);
+      checkNoDraftIdentifier(v.field, `fieldViolations[${i}].field`);
       return { field: v.field, description: v.description };
     });
     data.push({ '@type': BAD_REQUEST_TYPE_URL, fieldViolations });
@@ -89,13 +92,15 @@ export interface BuildExtensionRequiredOptions {
  * a2a-protocol.org, reason EXTENSION_SUPPORT_REQUIRED and string metadata `extensionUri`,
  * `requiredHeader` (spec/aap-errors.txt "The activation error MUST carry recovery instructions").
  *
- * Throws TypeError when `extensionUri` is not an absolute URL without whitespace, or a custom
- * message lacks the URI or the header name.
+ * Throws TypeError when `extensionUri` is not an absolute URL without whitespace or is a draft
+ * identifier (`draft.autoagentprotocol.invalid` MUST NOT be deployed), or a custom message lacks
+ * the URI or the header name.
  */
 export function buildExtensionRequiredError(extensionUri: string, options: BuildExtensionRequiredOptions = {}): A2AErrorMember {
   if (typeof extensionUri !== 'string' || /\s/.test(extensionUri) || !URL.canParse(extensionUri)) {
     throw new TypeError('extensionUri must be an absolute URI without whitespace');
   }
+  checkNoDraftIdentifier(extensionUri, 'extensionUri');
   const custom = checkMessage(isObject(options) ? options.message : undefined, 'message', false);
   if (custom !== undefined && (!custom.includes(extensionUri) || !custom.includes(A2A_EXTENSIONS_HEADER))) {
     throw new TypeError(`message must contain the exact extension URI and the literal header name ${A2A_EXTENSIONS_HEADER}`);

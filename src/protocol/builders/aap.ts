@@ -5,7 +5,7 @@
 import { AAP_CODES, AAP_ERROR_DOMAIN, AAP_ERROR_TYPE_URL, type AapCode } from '../codes/aap-codes.js';
 import { BAD_REQUEST_TYPE_URL, ERROR_INFO_TYPE_URL } from '../codes/a2a-codes.js';
 import { mintErrorId } from '../error-id.js';
-import { isObject } from '../extract.js';
+import { isObject, retryAfterMs } from '../extract.js';
 import { checkErrorId, checkMessage, jsonCopy, toCreatedAt } from './common.js';
 
 /** AAP wire form: the 2.0 array led by ErrorInfo, or the released (v1.0–1.3) bare object. */
@@ -61,8 +61,10 @@ export interface AapErrorMember {
  *   JSON-RPC code (RATE_LIMITED -32002, UNSUPPORTED_SKILL -32601).
  *
  * Throws TypeError (naming the option) for an unknown or legacy code, a message containing a stack
- * trace, a validation code without a complete `details.errors[]`, non-JSON details, a bad
- * `createdAt` or `errorId`. Spec: spec/aap-errors.txt "Error payload shape".
+ * trace or a draft identifier, a validation code without a complete `details.errors[]`,
+ * RATE_LIMITED without `details.retry_after_ms` / `retry_after_seconds`, non-JSON details, a bad
+ * `createdAt` or `errorId`: what it builds passes `checkConformance`. Spec: spec/aap-errors.txt
+ * "Error payload shape".
  */
 export function buildAapError(code: AapCode, options: BuildAapErrorOptions): AapErrorMember {
   if (typeof code !== 'string' || !Object.hasOwn(AAP_CODES, code)) {
@@ -84,6 +86,12 @@ export function buildAapError(code: AapCode, options: BuildAapErrorOptions): Aap
     details = jsonCopy(opts.details, 'details');
   }
   const errors = checkValidationDetails(code, info.validation, details);
+  if (code === 'RATE_LIMITED' && retryAfterMs(details) === null) {
+    throw new TypeError(
+      'details.retry_after_ms (or details.retry_after_seconds), a non-negative number, is needed for RATE_LIMITED ' +
+        '(spec: "Dealer agents SHOULD include details.retry_after_ms (or details.retry_after_seconds)")',
+    );
+  }
 
   const payload: Record<string, unknown> = {
     type: 'aap.error',

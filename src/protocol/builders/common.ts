@@ -1,20 +1,27 @@
 /**
  * Rules every builder shares (issue 2 "Common rules"): no stack trace in a message, `created_at`
- * as RFC 3339 UTC, JSON-safe details, error ids minted when not given.
+ * as RFC 3339 UTC, JSON-safe details, error ids minted when not given, no draft identifiers.
  */
+import { AAP_DRAFT_HOST } from '../codes/aap-codes.js';
+
+const DRAFT_IDENTIFIER = new RegExp(`\\b${AAP_DRAFT_HOST.replace(/\./g, '\\.')}\\b`, 'i');
 
 const STACK_PATTERNS: readonly RegExp[] = [
-  // V8 / JavaScript frames: "    at fn (/app/x.js:10:5)", "at async file:///app/x.mjs:3:9", "at node:internal/…:1:2"
+  // V8 / JavaScript frames, on their own line or inline after the error text:
+  // "    at fn (/app/x.js:10:5)", "TypeError: boom at Foo (/x.js:1:2)", "at async file:///app/x.mjs:3:9",
+  // "at node:internal/…:1:2". A frame names a path-like location with :line(:column).
   /(^|\n)\s*at\s+(?:async\s+)?(?:[^\n()]*\()?(?:file:\/\/|node:|\/|[A-Za-z]:\\|<anonymous>)[^\n]*:\d+(?::\d+)?\)?/,
   /(^|\n)\s*at\s+[\w$.<>[\]]+\s+\([^)\n]*:\d+:\d+\)/,
+  /\bat\s+(?:async\s+)?[\w$.<>[\]]+\s+\((?:file:\/\/|node:|\/|\.{0,2}\/|[A-Za-z]:\\|<anonymous>)[^)\n]*:\d+:\d+\)/,
+  /\bat\s+(?:async\s+)?(?:file:\/\/|node:|\/)[^\s()]*:\d+:\d+/,
   // Java / .NET frames: "at com.example.Foo.bar(Foo.java:42)", "at X.Y() in C:\x.cs:line 12"
-  /(^|\n)\s*at\s+[\w$.]+\([\w$]+\.(?:java|kt|scala):\d+\)/,
+  /\bat\s+[\w$.]+\([\w$]+\.(?:java|kt|scala):\d+\)/,
   /\sin\s+\S+:line\s+\d+/,
   // Python
   /Traceback \(most recent call last\)/,
-  /(^|\n)\s*File "[^"\n]+", line \d+/,
+  /\bFile "[^"\n]+", line \d+/,
   // Go
-  /(^|\n)goroutine \d+ \[/,
+  /\bgoroutine \d+ \[/,
 ];
 
 /**
@@ -26,8 +33,40 @@ export function containsStackTrace(text: string): boolean {
 }
 
 /**
- * Throws a TypeError naming `option` when `message` is not a non-empty string or contains a
- * stack trace. Returns the message.
+ * True when `text` contains an AAP draft identifier (`draft.autoagentprotocol.invalid`, the
+ * non-routable host of the spec's illustrative URIs). Spec: "Draft extension identifiers below are
+ * illustrative and MUST NOT be deployed".
+ */
+export function containsDraftIdentifier(text: string): boolean {
+  return DRAFT_IDENTIFIER.test(text);
+}
+
+/** Throws a TypeError naming `option` when `text` contains an AAP draft identifier. */
+export function checkNoDraftIdentifier(text: string, option: string): void {
+  if (containsDraftIdentifier(text)) {
+    throw new TypeError(`${option} contains the draft identifier ${AAP_DRAFT_HOST}, which MUST NOT be deployed; use the approved version URI`);
+  }
+}
+
+/**
+ * `text` without the lines that look like stack frames (see {@link containsStackTrace}), for a
+ * message that echoes what a caller sent: the builders refuse a stack trace, so a dealer that
+ * puts caller text into a message strips it first rather than throw. Returns `fallback` when
+ * nothing usable is left. Never throws.
+ */
+export function stripStackTrace(text: unknown, fallback: string): string {
+  if (typeof text !== 'string') return fallback;
+  const kept = text
+    .split('\n')
+    .filter((line) => !containsStackTrace(line))
+    .join('\n')
+    .trim();
+  return kept.length > 0 && !containsStackTrace(kept) ? kept : fallback;
+}
+
+/**
+ * Throws a TypeError naming `option` when `message` is not a non-empty string, contains a stack
+ * trace or an AAP draft identifier. Returns the message.
  */
 export function checkMessage(message: unknown, option: string, required = true): string | undefined {
   if (message === undefined && !required) return undefined;
@@ -37,18 +76,30 @@ export function checkMessage(message: unknown, option: string, required = true):
   if (containsStackTrace(message)) {
     throw new TypeError(`${option} contains a stack trace; put safe diagnostics in details instead`);
   }
+  checkNoDraftIdentifier(message, option);
   return message;
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** True when `value` is an RFC 3339 date-time with a time zone (Z or ±HH:MM) naming a real instant. */
+/**
+ * True when `value` is an RFC 3339 `date-time` (§5.6) naming a real instant: four-digit year, a
+ * day that exists in its month (no 30 February; 29 February only in leap years), `T` between date
+ * and time, hours 00-23, minutes and seconds 00-59, and a time zone (`Z` or `±HH:MM`, colon
+ * required). Leap seconds are refused (JavaScript cannot represent them). This is the one
+ * date-time check of the project: the builders, the conformance rules and the JSON Schemas'
+ * `format: "date-time"` (see `schemas.ts`) all use it.
+ */
 export function isRfc3339(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   const m = RFC3339.exec(value);
   if (!m) return false;
-  const [, , mo, d, h, mi, s] = m.map(Number) as number[];
-  if (mo! < 1 || mo! > 12 || d! < 1 || d! > 31 || h! > 23 || mi! > 59 || s! > 60) return false;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!)) return false;
+  if (h > 23 || mi > 59 || s > 59) return false;
+  if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return false;
   return !Number.isNaN(Date.parse(value));
 }
 
@@ -69,13 +120,20 @@ export function toCreatedAt(createdAt?: Date | string | number): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** A deep, JSON-only copy of `value`; throws TypeError naming `option` when it is not JSON-safe. */
+/**
+ * A deep, JSON-only copy of `value`; throws TypeError naming `option` when it is not JSON-safe or
+ * holds an AAP draft identifier.
+ */
 export function jsonCopy<T>(value: T, option: string): T {
+  let text: string;
   try {
-    return JSON.parse(JSON.stringify(value)) as T;
+    text = JSON.stringify(value);
   } catch (err) {
     throw new TypeError(`${option} is not JSON-serialisable: ${(err as Error).message}`);
   }
+  if (typeof text !== 'string') throw new TypeError(`${option} is not JSON-serialisable`);
+  checkNoDraftIdentifier(text, option);
+  return JSON.parse(text) as T;
 }
 
 /** Checks a caller-supplied error id: a non-empty string of at most 128 visible characters. */

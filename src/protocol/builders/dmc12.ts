@@ -3,7 +3,7 @@
  * JSON-RPC response (spec/dmc12-errors.txt "The envelope"; reference dmc12-error.schema.json).
  */
 import { v7 as uuidv7 } from 'uuid';
-import { DMC12_CODES, type Dmc12Code } from '../codes/dmc12-codes.js';
+import { DMC12_CODES, type Dmc12Code, documentedDmc12CodeForLegacy } from '../codes/dmc12-codes.js';
 import { ERROR_ID_PATTERN, mintErrorId } from '../error-id.js';
 import { isObject } from '../extract.js';
 import { checkMessage } from './common.js';
@@ -41,7 +41,8 @@ export interface Dmc12ErrorResult {
  * with `retryable` fixed by the code, and `_metadata = {trace_id, tool, protocol}`.
  *
  * Throws TypeError (naming the option) for an unknown code, a missing tool, an `errorId` that is
- * not `err_` + 32 lowercase hex, a `traceId` not starting `trc_`, or a message with a stack trace.
+ * not `err_` + 32 lowercase hex, a `traceId` not starting `trc_`, a message with a stack trace, or a
+ * `legacyError` the reference data pairs with another code (`DMC12_DOCUMENTED_LEGACY_PAIRS`).
  */
 export function buildDmc12Error(code: Dmc12Code, options: BuildDmc12ErrorOptions): Dmc12ErrorResult {
   if (typeof code !== 'string' || !Object.hasOwn(DMC12_CODES, code)) {
@@ -53,6 +54,10 @@ export function buildDmc12Error(code: Dmc12Code, options: BuildDmc12ErrorOptions
   }
   if (opts.legacyError !== undefined && (typeof opts.legacyError !== 'string' || opts.legacyError.length === 0)) {
     throw new TypeError('legacyError must be a non-empty string');
+  }
+  const documented = opts.legacyError === undefined ? undefined : documentedDmc12CodeForLegacy(opts.legacyError);
+  if (documented !== undefined && documented !== code) {
+    throw new TypeError(`legacyError ${JSON.stringify(opts.legacyError)} is documented as ${documented}, not ${code}`);
   }
   const message = checkMessage(opts.message, 'message', false);
   if (opts.errorId !== undefined && (typeof opts.errorId !== 'string' || !ERROR_ID_PATTERN.test(opts.errorId))) {

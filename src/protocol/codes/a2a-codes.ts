@@ -128,6 +128,20 @@ export const TASK_FAILED_INFO: CodeInfo = Object.freeze({
   specSection: 'spec/aap-errors.txt "What dealer agents MUST and MUST NOT do" (skill errors MUST use aap.error)',
 });
 
+/**
+ * A task the agent rejected (`TASK_STATE_REJECTED`, A2A 0.3 `rejected`) in a JSON-RPC success:
+ * the call failed like a failed task does, so it is an error with its own code.
+ */
+export const TASK_REJECTED_INFO: CodeInfo = Object.freeze({
+  code: 'TASK_REJECTED',
+  protocol: 'a2a',
+  meaning: 'A JSON-RPC success whose task state is rejected: the agent refused the request without a typed aap.error payload.',
+  jsonrpcCode: null,
+  retryable: false,
+  clientAction: 'Surface to the operator: the dealer rejected the task without saying why; do not retry as is.',
+  specSection: 'spec/aap-errors.txt "What dealer agents MUST and MUST NOT do" (skill errors MUST use aap.error)',
+});
+
 /** Type guard: `reason` is a key of `A2A_ERRORS`. */
 export function isA2AReason(reason: unknown): reason is A2AReason {
   return typeof reason === 'string' && Object.hasOwn(A2A_ERRORS, reason);
@@ -141,3 +155,5 @@ export const ERROR_INFO_TYPE_URL = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const BAD_REQUEST_TYPE_URL = 'type.googleapis.com/google.rpc.BadRequest';
 /** The header a client uses to activate extensions (A2A §3.3.4). */
 export const A2A_EXTENSIONS_HEADER = 'A2A-Extensions';
+/** The header a client uses to name the A2A protocol version it speaks (A2A §3.6.2); empty reads as 0.3. */
+export const A2A_VERSION_HEADER = 'A2A-Version';

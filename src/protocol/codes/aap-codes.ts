@@ -194,5 +194,11 @@ export function isAapCode(code: unknown): code is AapCode {
 
 /** The `@type` of the typed AAP payload inside the 2.0 `error.data` array (version-free by design). */
 export const AAP_ERROR_TYPE_URL = 'https://autoagentprotocol.org/extensions/aap/error';
+/**
+ * Host of the spec's illustrative draft identifiers (`https://draft.autoagentprotocol.invalid/…`):
+ * "Draft extension identifiers below are illustrative and MUST NOT be deployed" (spec/aap-errors.txt
+ * "Errors"). Builders refuse it; the checker flags it on the wire (`aap.no-draft-identifiers`).
+ */
+export const AAP_DRAFT_HOST = 'draft.autoagentprotocol.invalid';
 /** ErrorInfo `domain` for AAP skill errors (2.0 form). */
 export const AAP_ERROR_DOMAIN = 'autoagentprotocol.org';

@@ -185,6 +185,28 @@ const LEGACY_TO_CODE: ReadonlyMap<string, Dmc12Code> = new Map(
 );
 
 /**
+ * The legacy `error` string ↔ `error_code` pairs the DMC-12 reference data documents
+ * (reference/dmc12-error-examples.json): the two schema examples (schemas/error.json
+ * `examples[0..1]`), `vin_already_reserved` (capabilities/reservation.md), `vehicle_not_available`
+ * (capabilities/quote.md, pairing inferred there) and `email_send_failed`
+ * (docs/guide/deal-handoff.html). A payload that sends one of these strings with another
+ * `error_code` contradicts the reference (conformance rule `dmc12.legacy-matches-code`), and
+ * `buildDmc12Error` refuses to build one. Other strings are implementation-defined.
+ */
+export const DMC12_DOCUMENTED_LEGACY_PAIRS: Readonly<Record<string, Dmc12Code>> = Object.freeze({
+  reservation_expired: 'RESERVATION_EXPIRED',
+  rate_limited: 'RATE_LIMITED',
+  vin_already_reserved: 'RESERVATION_CONFLICT',
+  vehicle_not_available: 'VEHICLE_UNAVAILABLE',
+  email_send_failed: 'UPSTREAM_UNAVAILABLE',
+} satisfies Record<string, Dmc12Code>);
+
+/** The code the reference data pairs with a legacy string, or undefined (own keys only). */
+export function documentedDmc12CodeForLegacy(legacyError: string): Dmc12Code | undefined {
+  return Object.hasOwn(DMC12_DOCUMENTED_LEGACY_PAIRS, legacyError) ? DMC12_DOCUMENTED_LEGACY_PAIRS[legacyError] : undefined;
+}
+
+/**
  * The DMC-12 code a legacy `error` string maps to (`vin_already_reserved` → RESERVATION_CONFLICT),
  * or undefined when the string is unknown. Exact, case-sensitive match.
  */

@@ -1,6 +1,6 @@
 import type { ErrorProtocol } from '../error-event.js';
 import type { CodeInfo } from '../types.js';
-import { A2A_ERRORS, TASK_FAILED_INFO } from './a2a-codes.js';
+import { A2A_ERRORS, TASK_FAILED_INFO, TASK_REJECTED_INFO } from './a2a-codes.js';
 import { AAP_CODES } from './aap-codes.js';
 import { DMC12_CODES, DMC12_JSONRPC_ERRORS } from './dmc12-codes.js';
 import { JSONRPC_ERRORS } from './jsonrpc-codes.js';
@@ -19,7 +19,7 @@ const A2A_BY_NUMBER: ReadonlyMap<number, CodeInfo> = new Map(
  *
  * - `aap`: the AAP code (`RATE_LIMITED`; legacy `AUTH_REQUIRED` included).
  * - `a2a`: the ErrorInfo reason (`EXTENSION_SUPPORT_REQUIRED`), the JSON-RPC code as number or
- *   string (`-32008`), or `TASK_FAILED` (a failed task hidden in a success).
+ *   string (`-32008`), `TASK_FAILED` or `TASK_REJECTED` (a failed or rejected task in a success).
  * - `jsonrpc`: the JSON-RPC code as number or string (`-32700`, `'-32700'`).
  * - `dmc12`: the `error_code` (`RESERVATION_CONFLICT`; see `dmc12CodeForLegacyError` for legacy
  *   strings), or DMC-12's own JSON-RPC code as number or string (`-32001`, the auth failure), which
@@ -41,6 +41,7 @@ export function lookupCode(protocol: ErrorProtocol, code: string | number): Code
     case 'a2a': {
       if (Object.hasOwn(A2A_ERRORS, key)) return A2A_ERRORS[key as keyof typeof A2A_ERRORS];
       if (key === TASK_FAILED_INFO.code) return TASK_FAILED_INFO;
+      if (key === TASK_REJECTED_INFO.code) return TASK_REJECTED_INFO;
       return /^-\d+$/.test(key) ? A2A_BY_NUMBER.get(Number(key)) : undefined;
     }
     default:
