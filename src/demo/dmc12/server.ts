@@ -19,9 +19,9 @@ import { DMC12_TOOLS } from './schemas.js';
 /** Largest request body read, bytes. */
 const MAX_BODY_BYTES = 256 * 1024;
 
-/** A new upstream trace id, `trc_` + 32 hex. */
+/** A new upstream trace id, `trc_` + 24 hex. */
 function mintTraceId(): string {
-  return `trc_${randomBytes(16).toString('hex')}`;
+  return `trc_${randomBytes(12).toString('hex')}`;
 }
 
 /** A tool name as `_metadata.tool` may carry it; a caller's odd name (a space, an email) is not echoed. */
