@@ -53,7 +53,7 @@ import { createRng } from '../../src/demo/rng.js';
 import { createTriage } from '../../src/instrument/index.js';
 import { hasGlobalMeterProvider } from '../../src/instrument/metrics-export.js';
 import type { Triage } from '../../src/instrument/types.js';
-import { startAapServer } from '../helpers/aap-server.js';
+import { startAapServer, TEST_EXTENSION_URI } from '../helpers/aap-server.js';
 import { captureSdkConsole } from '../helpers/sdk-console.js';
 import type { AapServer } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server } from '../helpers/dmc12-server.js';
@@ -517,11 +517,13 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
   // details echo the request (a dealer that puts PII in details or instanceLocation).
   const helper: AapServer = await startAapServer({ triage });
   servers.push(() => helper.close());
+  // The test server declares its own extension URI, not the demo dealer's.
+  const helperHeaders = (key: string): Record<string, string> => ({ ...headersFor(key), 'A2A-Extensions': TEST_EXTENSION_URI });
   {
     const { data, email } = lead('sse stream');
     data.type = 'inventory.search.request';
     data.crash = true;
-    const res = await fetch(helper.rpcUrl, { method: 'POST', headers: headersFor(key), body: JSON.stringify(message(rpcId(), data, 'SendStreamingMessage')) });
+    const res = await fetch(helper.rpcUrl, { method: 'POST', headers: helperHeaders(key), body: JSON.stringify(message(rpcId(), data, 'SendStreamingMessage')) });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     await res.text();
     expectRow({ path: 'AAP SSE stream, task failed', service: AAP_SERVICE, code: 'TASK_FAILED', errorId: null, credential: key, subject: email });
@@ -550,7 +552,7 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
           { location: '/customer/email', keyword: 'format' },
         ],
       },
-      headersFor(key),
+      helperHeaders(key),
       helper.rpcUrl,
     );
   }
