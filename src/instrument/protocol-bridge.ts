@@ -118,9 +118,9 @@ export function buildExtensionRequiredErrorObject(uri: string): Record<string, u
   };
 }
 
-/** Conformance rule ids the response object breaks (protocol's `checkConformance`). */
-export function checkConformance(response: unknown): string[] {
-  return protocolCheckConformance(response)
+/** Conformance rule ids the response object breaks (protocol's `checkConformance`); `family` when the call's is known. */
+export function checkConformance(response: unknown, family?: 'aap' | 'dmc12'): string[] {
+  return protocolCheckConformance(response, family === undefined ? {} : { family })
     .map((v) => v.rule)
     .filter((s) => typeof s === 'string' && s.length > 0);
 }

@@ -140,7 +140,7 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
     const first = parseCall(item, family);
     if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false };
   }
-  const conformance = checkConformance(item);
+  const conformance = checkConformance(item, family);
   let changed = false;
   let current = item;
   const isA2A = family === 'aap' || family === undefined;

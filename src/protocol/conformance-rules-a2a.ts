@@ -15,6 +15,8 @@ const A2A_LEVEL = `${AAP} "A2A protocol-level errors" (A2A §9.5)`;
  * legitimately uses one of those numbers (UNSUPPORTED_SKILL -32004; released RATE_LIMITED -32002).
  */
 function isA2AProtocolError(v: CallView): boolean {
+  // DMC-12 is not A2A: its -32001 is the auth failure, with its own error.data form.
+  if (v.family === 'dmc12') return false;
   const n = v.jsonrpcCode;
   if (typeof n !== 'number' || n > -32001 || n < -32009) return false;
   const code = own(v.payload, 'code');

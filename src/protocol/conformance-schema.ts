@@ -32,9 +32,13 @@ function compile(): Validators {
 /** At most this many schema errors are named in one finding. */
 const MAX_LISTED = 5;
 
+/** The payload's own `retryable` (not ErrorInfo metadata's): rule `aap.retryable-boolean` reports its type. */
+const PAYLOAD_RETRYABLE = /^(?:\/\d+)?\/retryable$/;
+
 function describe(errors: readonly ErrorObject[] | null | undefined): string | null {
   // `if` errors only say "must match then schema"; the errors under `then` say what is wrong.
-  const useful = (errors ?? []).filter((e) => e.keyword !== 'if');
+  // A non-boolean retryable has its own rule, so one broken habit is one finding, not two.
+  const useful = (errors ?? []).filter((e) => e.keyword !== 'if' && !(e.keyword === 'type' && PAYLOAD_RETRYABLE.test(e.instancePath)));
   if (useful.length === 0) return null;
   const text = useful.slice(0, MAX_LISTED).map((e) => {
     const extra =

@@ -351,6 +351,19 @@ describe('conformance rules', () => {
     expect(conformanceRuleIds(bare, { family: 'aap' })).toEqual(['aap.typed-payload-present']);
   });
 
+  it('reports a string retryable once, under aap.retryable-boolean, in both forms', () => {
+    const released = mutate(aapReleased, (e) => (e.error.data.retryable = 'false'));
+    const v2 = mutate(aap2, (e) => (payloadOf(e).retryable = 'false'));
+    expect(conformanceRuleIds(released)).toEqual(['aap.retryable-boolean']);
+    expect(conformanceRuleIds(v2)).toEqual(['aap.retryable-boolean']);
+  });
+
+  it('reads a DMC-12 -32001 auth failure with error.data {error_id} as DMC-12, not as an A2A protocol error', () => {
+    const auth = errorResponse(1, { code: -32001, message: 'Unauthorized: bearer token missing or invalid', data: { error_id: 'err_01a231d9631a74b9a9ab7df9630dffad' } });
+    expect(conformanceRuleIds(auth, { family: 'dmc12' })).toEqual([]);
+    expect(conformanceRuleIds(auth)).toContain('a2a.own-shape');
+  });
+
   it('checks every call of a batch, prefixing messages with the id, and reads text bodies', () => {
     const batch = [aap2(), mutate(dmc, (e) => (e.result.data.retryable = false))];
     const found = checkConformance(JSON.stringify(batch));
