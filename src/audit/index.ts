@@ -3,7 +3,7 @@
  * pseudonyms, sanitisers, retention and erasure. Re-exports only.
  */
 export { ERROR_EVENT_COLUMNS, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
-export type { AuditHealth, AuditSink } from './sink.js';
+export type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 export { openAuditSink } from './writer.js';
 export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
 export { AUDIT_SINK_DEFAULTS, DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from './options.js';

@@ -56,6 +56,8 @@ export interface TriageCore {
   maxBodyBytes: number;
   credential: (req: IncomingMessage) => string | null | undefined;
   requiredExtensionUri: string | null;
+  /** `maxAuditedCallsPerExchange`: calls of one exchange reported one by one. */
+  maxAuditedCalls: number;
   /** False after shutdown: exchanges pass through unobserved. */
   active: boolean;
 }

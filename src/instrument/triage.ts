@@ -110,6 +110,7 @@ export function createTriage(options?: TriageOptions): Triage {
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     credential: o.credential ?? defaultCredential,
     requiredExtensionUri: o.requiredExtensionUri ?? null,
+    maxAuditedCalls: o.maxAuditedCallsPerExchange ?? DEFAULTS.maxAuditedCallsPerExchange,
     active: true,
   };
   installAapErrorHook();

@@ -103,6 +103,16 @@ export interface TriageOptions {
    * @default 60_000
    */
   trafficFlushIntervalMs?: number;
+  /**
+   * Most calls of one HTTP exchange (a JSON-RPC batch) that get a span, a log line and an audit
+   * row of their own. Calls past it are still counted in the metrics, the retry tracker and the
+   * traffic counters; their errors end in one summary: an `audit_gaps` row with reason
+   * `exchange_cap` and their count (counted as `dropped`), and one log line. Never a silent cut.
+   * NOTE: each audited error costs two HMACs, a span and a row; the cap bounds what one request
+   * can make the host do.
+   * @default 100
+   */
+  maxAuditedCallsPerExchange?: number;
 }
 
 /** What {@link createTriage} returns. */
