@@ -19,6 +19,11 @@ export interface CallReport {
   errorType: string | null;
   /** The audit record, when the call was answered with an error. */
   error: ErrorEvent | null;
+  /**
+   * How many calls of one exchange this report stands for in the metrics (identical labels and
+   * values: a batch's calls share one duration). @default 1
+   */
+  count?: number;
 }
 
 import type { IncomingMessage } from 'node:http';

@@ -41,6 +41,8 @@ interface CallState {
   method: string;
   /** `rpc.method_original` when the method is not allow-listed and passes its pattern. */
   original: string | null;
+  /** Position among the exchange's calls: those at `maxAuditedCalls` and past it are counted, not audited. */
+  index: number;
   outcome: CallOutcome | null;
   conformance: string[];
 }
@@ -111,8 +113,8 @@ function onResponseClose(this: ServerResponse): void {
 interface ReportRun {
   /** Attempt per tracker key already recorded in this exchange: calls of one batch are not retries of each other. */
   seen: Map<string, Attempt> | null;
-  /** Calls reported one by one so far (span, log line, row). */
-  audited: number;
+  /** Metric reports of a batch, grouped by labels and values (recorded once with a count). */
+  metrics: Map<string, CallReport> | null;
   /** Errors past the cap: how many and their time span (epoch ms). */
   capped: number;
   cappedFrom: number;
@@ -187,7 +189,7 @@ export class Exchange implements ResponseTapHandlers {
       if (classified) {
         for (const call of classified) {
           if (call.isNotification) continue;
-          const state = this.newCall(call);
+          const state = this.newCall(call, calls.length);
           calls.push(state);
           if (call.id !== undefined) {
             const k = idKey(call.id);
@@ -201,12 +203,12 @@ export class Exchange implements ResponseTapHandlers {
     return calls;
   }
 
-  private newCall(call: RequestCall | null): CallState {
+  private newCall(call: RequestCall | null, index: number): CallState {
     const raw = call?.method ?? null;
     const known = raw !== null && this.core.knownMethods.has(raw);
     const method = known ? (raw as string) : RPC_METHOD_OTHER;
     const original = known ? null : safeMethodOriginal(raw);
-    return { call, span: null, method, original, outcome: null, conformance: [] };
+    return { call, span: null, method, original, index, outcome: null, conformance: [] };
   }
 
   /** The call's span, started (at the exchange's start time) when first asked for. */
@@ -260,7 +262,7 @@ export class Exchange implements ResponseTapHandlers {
     if (!parentSpan && calls.length === 0 && this.req.method === 'POST') {
       // An unreadable body (truncated JSON, wrong Content-Type): its one answer gets this span. If
       // no JSON-RPC answer comes, the span is never ended, so never exported.
-      calls.push(this.newCall(null));
+      calls.push(this.newCall(null, 0));
     }
     const first = calls[0];
     this.traceSpan = parentSpan ?? (first ? this.spanOf(first) : undefined);
@@ -275,11 +277,19 @@ export class Exchange implements ResponseTapHandlers {
     return calls.length === 1 ? (calls[0]?.call ?? null) : null;
   }
 
+  /** Whether the call answered with `id` is within the audit cap (an unknown id: yes). */
+  private audits(id: string | number | null): boolean {
+    const match = this.byId?.get(idKey(id));
+    return match === undefined || match.index < this.core.maxAuditedCalls;
+  }
+
   private traceIdFor(id: string | number | null): string | null {
     // Under the HTTP server span every call shares its trace: no call span needs starting.
     if (this.parentSpan) return spanIds(this.parentSpan).traceId;
     const calls = this.ensureCalls();
     const match = this.byId?.get(idKey(id)) ?? calls[0];
+    // A call past the audit cap never gets a span: no trace id to hand out for it.
+    if (match && match.index >= this.core.maxAuditedCalls) return null;
     return spanIds(match ? this.spanOf(match) : this.traceSpan).traceId;
   }
 
@@ -305,6 +315,7 @@ export class Exchange implements ResponseTapHandlers {
         traceId: this.traceIdFor(id),
         mayRewrite: mode === 'buffer',
         now,
+        conformance: this.audits(id),
       });
       if (r.changed) {
         changed = true;
@@ -421,7 +432,7 @@ export class Exchange implements ResponseTapHandlers {
       // A single call answered with id null (parse / invalid-request errors) is that call's answer.
       if (!target && r.outcome.id === null && calls.length === 1 && calls[0]?.outcome === null) target = calls[0];
       if (!target) {
-        target = this.newCall(null);
+        target = this.newCall(null, calls.length);
         calls.push(target);
       }
       target.outcome = r.outcome;
@@ -462,12 +473,42 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
     const attemptHeader = headerAttempt(this.req);
-    const run: ReportRun = { seen: calls.length > 1 ? new Map() : null, audited: 0, capped: 0, cappedFrom: Infinity, cappedTo: -Infinity };
+    const many = calls.length > 1;
+    const run: ReportRun = { seen: many ? new Map() : null, metrics: many ? new Map() : null, capped: 0, cappedFrom: Infinity, cappedTo: -Infinity };
     for (const c of calls) {
       if (c.call === null && c.outcome === null) continue;
       this.report(c, endedAt, status, client, attemptHeader, run, trackPrefix);
     }
+    if (run.metrics && this.core.instruments) {
+      const instruments = this.core.instruments;
+      for (const r of run.metrics.values()) {
+        try {
+          recordCall(instruments, r);
+        } catch (err) {
+          this.core.safe.fail('metrics', err);
+        }
+      }
+    }
     if (run.capped > 0) this.reportCapped(run);
+  }
+
+  /** Records a call's metrics now, or (in a batch) adds it to its group. */
+  private recordMetrics(run: ReportRun, r: CallReport): void {
+    const core = this.core;
+    if (run.metrics) {
+      const e = r.error;
+      const key = metricKey(r.method, r.protocol, r.skill, r.attempt, r.flags, r.errorType, e ? e.retryable : undefined, e ? e.conformance : null);
+      const group = run.metrics.get(key);
+      if (group) group.count = (group.count ?? 1) + 1;
+      else run.metrics.set(key, { ...r, count: 1 });
+      return;
+    }
+    if (!core.instruments) return;
+    try {
+      recordCall(core.instruments, r);
+    } catch (err) {
+      core.safe.fail('metrics', err);
+    }
   }
 
   /** The one summary of the errors past `maxAuditedCallsPerExchange`: a gap row and a log line. */
@@ -542,8 +583,7 @@ export class Exchange implements ResponseTapHandlers {
     if (trackKey !== null && run.seen && !again) run.seen.set(trackKey, { attempt, flags });
     core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
     // Past the cap a call is counted (tracker, traffic, metrics) but gets no span, line or row.
-    const audited = run.audited < core.maxAuditedCalls;
-    if (audited) run.audited++;
+    const audited = c.index < core.maxAuditedCalls;
 
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
     const { traceId, spanId } = audited ? spanIds(this.spanOf(c)) : { traceId: null, spanId: null };
@@ -552,14 +592,13 @@ export class Exchange implements ResponseTapHandlers {
       run.capped++;
       if (endedAt < run.cappedFrom) run.cappedFrom = endedAt;
       if (endedAt > run.cappedTo) run.cappedTo = endedAt;
-      if (core.instruments) {
-        const instruments = core.instruments;
-        try {
-          recordCall(instruments, countedReport(c.method, protocol, skill, attempt, flags, (endedAt - this.startedAt) / 1000, error, c.conformance));
-        } catch (err) {
-          core.safe.fail('metrics', err);
-        }
-      }
+      // Grouped by labels first: a report (and its event) is built once per group, not per call.
+      const code = safeCode(error.code);
+      const errorType = boundedCode(code);
+      const key = run.metrics ? metricKey(c.method, protocol, skill, attempt, flags, errorType, error.retryable, c.conformance) : null;
+      const group = key === null ? undefined : run.metrics?.get(key);
+      if (group) group.count = (group.count ?? 1) + 1;
+      else this.recordMetrics(run, countedReport(c.method, protocol, skill, attempt, flags, (endedAt - this.startedAt) / 1000, error, code, errorType, c.conformance));
       return;
     }
     if (error) {
@@ -625,14 +664,7 @@ export class Exchange implements ResponseTapHandlers {
         core.safe.fail('span', err);
       }
     }
-    if (core.instruments) {
-      const instruments = core.instruments;
-      try {
-        recordCall(instruments, report);
-      } catch (err) {
-        core.safe.fail('metrics', err);
-      }
-    }
+    this.recordMetrics(run, report);
     if (event && audited) {
       const ev = event;
       if (core.logger) {
@@ -667,9 +699,10 @@ function countedReport(
   flags: RetryFlag[],
   durationS: number,
   error: ParsedError,
+  code: string,
+  errorType: string,
   conformance: string[],
 ): CallReport {
-  const code = safeCode(error.code);
   const event: ErrorEvent = {
     error_id: '',
     occurred_at: 0,
@@ -698,7 +731,21 @@ function countedReport(
     duration_ms: null,
     key_id: null,
   };
-  return { method, protocol, skill, attempt, flags, durationS, errorType: boundedCode(code), error: event };
+  return { method, protocol, skill, attempt, flags, durationS, errorType, error: event };
+}
+
+/** The metric group of a call in a batch: everything its labels and recorded values depend on. */
+function metricKey(
+  method: string,
+  protocol: string,
+  skill: string | null,
+  attempt: number,
+  flags: readonly string[],
+  errorType: string | null,
+  retryable: boolean | null | undefined,
+  conformance: readonly string[] | null,
+): string {
+  return `${method}\u0000${protocol}\u0000${skill ?? ''}\u0000${attempt}\u0000${flags.join(',')}\u0000${errorType ?? ''}\u0000${String(retryable)}\u0000${conformance ? conformance.join(',') : ''}`;
 }
 
 /** Reason of the gap row that counts the errors past the per-exchange cap. */
