@@ -28,6 +28,7 @@ export interface SqliteAuditHealth extends AuditHealth {
 export interface SqliteAuditSink extends AuditSink {
   /** Absolute database path. */
   readonly path: string;
+  recordGap(gap: AuditGap): void;
   health(): SqliteAuditHealth;
 }
 
