@@ -9,10 +9,11 @@
 //           except maxBodyBytes 16 MiB, so the whole batch is observed; a real OTel tracer
 //           provider (spans batched into a discarding exporter), a real meter provider, pino to
 //           /dev/null, the audit store in a temp SQLite file (worker thread).
-// Measured in each server: event-loop busy time (performance.eventLoopUtilization().active)
-// over `batches` sequential batches, per batch; the client waits for each reply, and the
-// observer's work (run on the response's 'close') is inside the next measurement window's end
-// because stats are read only after a settle pause. Rounds alternate bare, triage, bare, …; the
+// Measured in each server over `batches` sequential batches, per batch: event-loop busy time
+// (performance.eventLoopUtilization().active, wall clock: inflated when the machine is loaded)
+// and process CPU time (process.cpuUsage(), every thread: steadier under load). The client
+// waits for each reply; the observer's work (run on the response's 'close') is inside the
+// window because stats are read only after a settle pause. Rounds alternate bare, triage, bare, …; the
 // medians are reported and their ratio. With taskset and ≥ 2 cores the servers run on CPU 0 and
 // the client on CPU 1. Record the figures in docs/benchmarks.md ("batch of errors").
 import { fork, spawnSync } from 'node:child_process';
@@ -88,13 +89,16 @@ async function serve(variant) {
   const server = createServer(wrap(listener));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   let mark = performance.eventLoopUtilization();
+  let cpuMark = process.cpuUsage();
   process.on('message', async (m) => {
     if (m === 'mark') {
       mark = performance.eventLoopUtilization();
+      cpuMark = process.cpuUsage();
       process.send({ type: 'marked' });
     } else if (m === 'stats') {
       const d = performance.eventLoopUtilization(mark);
-      process.send({ type: 'stats', activeMs: d.active });
+      const cpu = process.cpuUsage(cpuMark);
+      process.send({ type: 'stats', activeMs: d.active, cpuMs: (cpu.user + cpu.system) / 1000 });
     } else if (m === 'stop') {
       server.close();
       await shutdown();
@@ -146,14 +150,16 @@ async function main() {
   for (const s of Object.values(servers)) for (let i = 0; i < 2; i++) await send(s.url);
   await settle();
   const perBatch = { bare: [], triage: [] };
+  const cpuPerBatch = { bare: [], triage: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const variant of round % 2 === 0 ? ['bare', 'triage'] : ['triage', 'bare']) {
       const s = servers[variant];
       await s.ask('mark', 'marked');
       for (let i = 0; i < BATCHES; i++) await send(s.url);
       await settle();
-      const { activeMs } = await s.ask('stats', 'stats');
+      const { activeMs, cpuMs } = await s.ask('stats', 'stats');
       perBatch[variant].push(activeMs / BATCHES);
+      cpuPerBatch[variant].push(cpuMs / BATCHES);
     }
   }
   for (const s of Object.values(servers)) s.child.send('stop');
@@ -164,4 +170,7 @@ async function main() {
   console.log(`  bare   event-loop ms per batch: median ${bare.toFixed(1)}  (${perBatch.bare.map((x) => x.toFixed(0)).join(', ')})`);
   console.log(`  triage event-loop ms per batch: median ${triage.toFixed(1)}  (${perBatch.triage.map((x) => x.toFixed(0)).join(', ')})`);
   console.log(`  ratio triage/bare: ${(triage / bare).toFixed(2)}  added: ${(triage - bare).toFixed(1)} ms = ${((triage - bare) / bare).toFixed(2)}× the bare time (target ≤ 2×)`);
+  const cb = median(cpuPerBatch.bare);
+  const ct = median(cpuPerBatch.triage);
+  console.log(`  process CPU ms per batch (all threads, incl. GC and the audit worker): bare ${cb.toFixed(1)}, triage ${ct.toFixed(1)}, ratio ${(ct / cb).toFixed(2)}, added ${((ct - cb) / cb).toFixed(2)}× bare`);
 }

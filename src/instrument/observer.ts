@@ -559,31 +559,36 @@ export class Exchange implements ResponseTapHandlers {
     const rawSkill = call?.skill ?? null;
     const skill = rawSkill === null ? null : core.knownSkills.has(rawSkill) ? rawSkill : RPC_METHOD_OTHER;
     const idemRaw = ownString(data, 'idempotency_key');
+    // Past the cap a call is counted (traffic, metrics) but gets no span, line, row or tracker
+    // entry: the canonical walk and hash are most of a call's cost, and one request must not be
+    // able to make the host do unbounded work (issue 16).
+    const audited = c.index < core.maxAuditedCalls;
     // The tracker keys on a cheap unkeyed hash of the canonical call (call-key.ts); the keyed
     // pseudonyms (HMAC) are computed below for error rows only (DESIGN §6: (client, fingerprint)
     // or (client, idempotency)).
     let trackHash: string | null = null;
-    try {
-      if (idemRaw) trackHash = `i:${idempotencyKey(idemRaw)}`;
-      else if (call && call.method !== null) trackHash = `f:${callKey(call.method, rawSkill, call.params)}`;
-    } catch (err) {
-      core.safe.fail('fingerprint', err);
+    if (audited) {
+      try {
+        if (idemRaw) trackHash = `i:${idempotencyKey(idemRaw)}`;
+        else if (call && call.method !== null) trackHash = `f:${callKey(call.method, rawSkill, call.params)}`;
+      } catch (err) {
+        core.safe.fail('fingerprint', err);
+      }
     }
     const trackKey = trackHash === null ? null : `${client ?? ''}\u0000${trackPrefix}${trackHash}`;
     // The same call twice in one batch is one attempt, not a retry of itself.
     const again = trackKey !== null ? run.seen?.get(trackKey) : undefined;
-    const { attempt, flags } =
-      again ??
-      core.tracker.record(trackKey, this.startedAt, attemptHeader, {
-        at: endedAt,
-        ok: error === null,
-        retryable: error?.retryable ?? null,
-        retryAfterMs: error?.retryAfterMs ?? null,
-      });
+    const { attempt, flags } = !audited
+      ? { attempt: attemptHeader ?? 1, flags: NO_FLAGS }
+      : (again ??
+        core.tracker.record(trackKey, this.startedAt, attemptHeader, {
+          at: endedAt,
+          ok: error === null,
+          retryable: error?.retryable ?? null,
+          retryAfterMs: error?.retryAfterMs ?? null,
+        }));
     if (trackKey !== null && run.seen && !again) run.seen.set(trackKey, { attempt, flags });
     core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
-    // Past the cap a call is counted (tracker, traffic, metrics) but gets no span, line or row.
-    const audited = c.index < core.maxAuditedCalls;
 
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
     const { traceId, spanId } = audited ? spanIds(this.spanOf(c)) : { traceId: null, spanId: null };
@@ -747,6 +752,9 @@ function metricKey(
 ): string {
   return `${method}\u0000${protocol}\u0000${skill ?? ''}\u0000${attempt}\u0000${flags.join(',')}\u0000${errorType ?? ''}\u0000${String(retryable)}\u0000${conformance ? conformance.join(',') : ''}`;
 }
+
+/** The flags of a call past the cap (never tracked): shared, never mutated. */
+const NO_FLAGS: RetryFlag[] = Object.freeze([]) as unknown as RetryFlag[];
 
 /** Reason of the gap row that counts the errors past the per-exchange cap. */
 export const EXCHANGE_CAP_REASON = 'exchange_cap';
