@@ -148,6 +148,10 @@ export function parseErrorMember(error: unknown, family?: CallFamily): ParsedErr
       return fromAapPayload(data, 'aap-released', jsonrpcCode);
     }
     if (ownString(data, 'error_code') !== null) return fromDmc12Data(data, null, jsonrpcCode);
+    // Any other object (the DMC-12 auth failure's `{ error_id }`): its error_id is still the one to quote.
+    const parsed = plain(jsonrpcCode, family);
+    parsed.errorId = ownString(data, 'error_id');
+    return parsed;
   }
   return plain(jsonrpcCode, family);
 }
@@ -201,6 +205,10 @@ function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: C
   if (a2aInfo) {
     const reason = ownString(a2aInfo, 'reason');
     const parsed = base('a2a', 'a2a', reason ?? String(jsonrpcCode), jsonrpcCode);
+    // A protocol-level error has no typed payload; ErrorInfo.metadata is an open map<string,string>
+    // (the spec adds its own keys, extensionUri and requiredHeader), so an error_id a dealer puts
+    // there is the one a buyer quotes.
+    parsed.errorId = ownString(ownObject(a2aInfo, 'metadata'), 'error_id');
     parsed.violations = brViolations;
     return parsed;
   }

@@ -163,6 +163,8 @@ describe('plain JSON-RPC and A2A errors', () => {
       upstreamTraceId: null,
     });
     expect(lookupCode(auth.protocol, auth.code)).toBe(DMC12_AUTH_FAILURE);
+    const withId = err(envelope({ code: -32001, message: 'Unauthorized', data: { error_id: 'err_auth' } }), { family: 'dmc12' });
+    expect(withId).toMatchObject({ protocol: 'dmc12', code: '-32001', errorId: 'err_auth' });
   });
 
   it('gives other server-defined codes on a DMC-12 call to DMC-12, and leaves standard codes to JSON-RPC', () => {
@@ -181,6 +183,14 @@ describe('plain JSON-RPC and A2A errors', () => {
     expect(err(envelope({ code: -32004, message: 'x', data }))).toMatchObject({ protocol: 'a2a', form: 'a2a', code: 'UNSUPPORTED_OPERATION' });
     expect(parseErrorMember('boom')).toMatchObject({ protocol: 'jsonrpc', code: 'MALFORMED_ERROR_MEMBER', jsonrpcCode: null });
     expect(err(envelope({ code: 'x', message: 'y' })).code).toBe('MALFORMED_ERROR_MEMBER');
+  });
+
+  it('reads the error_id of an A2A protocol error from its ErrorInfo metadata (no typed payload carries one)', () => {
+    const info = { '@type': ERROR_INFO, reason: 'EXTENSION_SUPPORT_REQUIRED', domain: 'a2a-protocol.org' };
+    const withId = [{ ...info, metadata: { extensionUri: 'https://example.test/ext', requiredHeader: 'A2A-Extensions', error_id: 'err_a2a' } }];
+    expect(err(envelope({ code: -32008, message: 'x', data: withId }))).toMatchObject({ protocol: 'a2a', code: 'EXTENSION_SUPPORT_REQUIRED', errorId: 'err_a2a' });
+    expect(err(envelope({ code: -32008, message: 'x', data: [{ ...info, metadata: { error_id: 7 } }] })).errorId).toBeNull();
+    expect(err(envelope({ code: -32008, message: 'x', data: [info] })).errorId).toBeNull();
   });
 
   it('keeps ids exactly as sent: 1 and "1" differ, other id types read as null', () => {
