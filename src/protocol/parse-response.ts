@@ -260,7 +260,6 @@ function fromDmc12Data(data: JsonObject, metadata: unknown, jsonrpcCode: number 
   return parsed;
 }
 
-/** Task states that end a call in failure (A2A 1.0 enum names, then 0.3's), with their code. */
 /**
  * A DMC-12 `retryable`: a boolean as sent. Anything else (absent, or a string such as "true",
  * "TRUE", "False") reads as the value the code fixes — DMC-12 fixes retryable by code, so a
@@ -273,7 +272,12 @@ function dmc12Retryable(wire: unknown, code: string): boolean | null {
   return typeof wire === 'string' ? readRetryable(wire.trim().toLowerCase()) : null;
 }
 
-const FAILED_STATES: ReadonlyMap<string, string> = new Map([
+/**
+ * Task states that end a call in failure, A2A 1.0 enum names then 0.3's, each with the code
+ * `parseResponse` gives it (`TASK_FAILED`, `TASK_REJECTED`). The instrumentation's quick "can this
+ * body hold an error?" test looks for these same strings.
+ */
+export const TASK_FAILURE_STATES: ReadonlyMap<string, string> = new Map([
   ['TASK_STATE_FAILED', TASK_FAILED_INFO.code],
   ['failed', TASK_FAILED_INFO.code],
   ['TASK_STATE_REJECTED', TASK_REJECTED_INFO.code],
@@ -296,7 +300,7 @@ export function parseResultError(result: unknown): ParsedError | null {
   const task = ownObject(result, 'task') ?? ownObject(result, 'statusUpdate') ?? (own(result, 'status') ? result : null);
   const status = ownObject(task, 'status');
   const state = ownString(status, 'state');
-  const code = state === null ? undefined : FAILED_STATES.get(state);
+  const code = state === null ? undefined : TASK_FAILURE_STATES.get(state);
   if (code === undefined) return null;
   const payload = findAapPayloadInTask(task!);
   if (payload) return fromAapPayload(payload, 'task-failed', null);
