@@ -139,6 +139,25 @@ describe('server-sent events, read by hand', () => {
   });
 });
 
+describe('tasks that end in failure', () => {
+  it('records a rejected task (1.0 TASK_STATE_REJECTED and 0.3 rejected) inside a success like a failed one', async () => {
+    const aapFetch = createAapFetch({ logger: false });
+    const replies = [
+      { jsonrpc: '2.0', id: 11, result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_REJECTED' } } } },
+      { jsonrpc: '2.0', id: 12, result: { kind: 'task', id: 't', contextId: 'c', status: { state: 'rejected' } } },
+      { jsonrpc: '2.0', id: 13, result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_FAILED' } } } },
+    ];
+    for (const r of replies) server.script.push({ chunks: [JSON.stringify(r)] });
+    const got: unknown[] = [];
+    for (const r of replies) {
+      const res = await post(aapFetch, search(r.id));
+      await res.text();
+      got.push(dealerErrorsOf(res).map((e) => [e.code, e.form, e.requestId]));
+    }
+    expect(got).toEqual([[['TASK_REJECTED', 'task-failed', 11]], [['TASK_REJECTED', 'task-failed', 12]], [['TASK_FAILED', 'task-failed', 13]]]);
+  });
+});
+
 describe('what is not a dealer error', () => {
   it('returns an HTML 502 untouched, records nothing, and types the span by status', async () => {
     const t = createTestTelemetry();
