@@ -12,6 +12,7 @@ import { AAP_EXTENSION_URI } from '../../src/demo/constants.js';
 import { ProbeUnreachableError, renderJunit, runProbe, type ProbeReport } from '../../src/probe/index.js';
 import { main } from '../../src/cli/index.js';
 import { startMiniAgent, startStockSdkAgent, type Defect } from './fixtures/aap-agents.js';
+import { DMC12_TEST_TOKEN, startDmc12Agent, type Dmc12Defect } from './fixtures/dmc12-agent.js';
 
 const failed = (r: ProbeReport, level: 'MUST' | 'SHOULD' = 'MUST') => r.cases.filter((c) => c.verdict === 'fail' && c.level === level).map((c) => c.id);
 
@@ -135,6 +136,33 @@ describe('probe against broken agents', () => {
     try {
       expect(await main(['node', 'aap-triage', 'probe', '--rate', '50', agent.url], io)).toBe(1);
       expect(out.join('')).toMatch(/all\.no-stack-trace/);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  const dmcCases: [Dmc12Defect, string][] = [
+    ['retryable-strings', 'all.retryable-boolean'],
+    ['retryable-wrong', 'dmc12.retryable.code-table'],
+    ['auth-in-envelope', 'dmc12.auth.missing-token,dmc12.auth.invalid-token'],
+  ];
+  it.each(dmcCases)('reports the DMC-12 %s defect under %s and nowhere else', async (defect, caseIds) => {
+    const agent = await startDmc12Agent(defect);
+    try {
+      const report = await runProbe(agent.url, { ratePerSecond: 50, token: DMC12_TEST_TOKEN });
+      expect(report.target.family).toBe('dmc12');
+      expect(failed(report)).toEqual(caseIds.split(','));
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('passes the DMC-12 mini agent without a defect, SHOULD cases included', async () => {
+    const agent = await startDmc12Agent('none');
+    try {
+      const report = await runProbe(agent.url, { ratePerSecond: 50, token: DMC12_TEST_TOKEN });
+      expect([...failed(report), ...failed(report, 'SHOULD')]).toEqual([]);
+      expect(report.cases.filter((c) => c.verdict === 'skip')).toEqual([]);
     } finally {
       await agent.close();
     }
