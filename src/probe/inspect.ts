@@ -3,7 +3,7 @@
  * typed payloads a case expects, the error_ids the answer carries (through the protocol parser),
  * and the one-line summary a report shows. Pure; never throw.
  */
-import { AAP_ERROR_TYPE_URL, ERROR_INFO_TYPE_URL, isParseFailure, parseResponse } from '../protocol/index.js';
+import { ERROR_INFO_TYPE_URL, isParseFailure, locateAapPayload, locateDmc12Data, parseResponse } from '../protocol/index.js';
 import { isObject, own, ownObject, type JsonObject } from '../protocol/extract.js';
 import type { ProbeFamily } from './types.js';
 
@@ -13,11 +13,9 @@ export function replies(json: unknown): JsonObject[] {
   return list.filter(isObject);
 }
 
-/** The typed aap.error of a reply: the `@type`-tagged entry of the 2.0 array, or the released object. */
+/** The typed aap.error of a reply (2.0 array entry or released object), as the protocol locates it. */
 export function aapPayloadOf(reply: unknown): JsonObject | null {
-  const data = own(ownObject(reply, 'error'), 'data');
-  if (Array.isArray(data)) return (data.find((e) => own(e, '@type') === AAP_ERROR_TYPE_URL) as JsonObject | undefined) ?? null;
-  return isObject(data) && own(data, 'type') === 'aap.error' ? data : null;
+  return locateAapPayload(own(reply, 'error'))?.payload ?? null;
 }
 
 /** The ErrorInfo entries of a reply's `error.data` array. */
@@ -26,10 +24,10 @@ export function errorInfosOf(reply: unknown): JsonObject[] {
   return Array.isArray(data) ? (data.filter((e) => isObject(e) && e['@type'] === ERROR_INFO_TYPE_URL) as JsonObject[]) : [];
 }
 
-/** A DMC-12 error inside a successful result (`result.data` with `error_code` or a legacy `error`), or null. */
+/** A DMC-12 error inside a successful result (`result.data`), as the protocol locates it, or null. */
 export function dmc12DataOf(reply: unknown): JsonObject | null {
-  const data = ownObject(ownObject(reply, 'result'), 'data');
-  return data && (Object.hasOwn(data, 'error_code') || typeof own(data, 'error') === 'string') ? data : null;
+  const found = locateDmc12Data(reply);
+  return found && !found.inError ? found.data : null;
 }
 
 /**

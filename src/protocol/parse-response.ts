@@ -30,6 +30,7 @@ import {
   violationsFromErrors,
 } from './extract.js';
 import { type BodyLimits, type ParseFailure, parseFailure, readJsonBody } from './json-body.js';
+import { locateAapPayload, locateDmc12Data } from './locate.js';
 
 /** Protocol family of the call, when the caller knows it from the request (see `classifyRequest`). */
 export type CallFamily = 'aap' | 'dmc12';
@@ -140,14 +141,13 @@ export function parseErrorMember(error: unknown, family?: CallFamily): ParsedErr
   const rawCode = own(error, 'code');
   const jsonrpcCode = typeof rawCode === 'number' && Number.isInteger(rawCode) ? rawCode : null;
   const data = own(error, 'data');
-
-  if (Array.isArray(data)) return fromDetailArray(data, jsonrpcCode, family);
+  // A released payload that lost its `type` is still recognisable by its AAP code (locateAapPayload).
+  const located = locateAapPayload(error);
+  if (Array.isArray(data)) return fromDetailArray(data, located?.payload ?? null, jsonrpcCode, family);
+  if (located) return fromAapPayload(located.payload, 'aap-released', jsonrpcCode);
+  const dmc12 = locateDmc12Data({ error });
+  if (dmc12) return fromDmc12Data(dmc12.data, null, jsonrpcCode);
   if (isObject(data)) {
-    // A released payload that lost its `type` is still recognisable by its AAP code.
-    if (ownString(data, 'type') === 'aap.error' || isTyped(data, AAP_ERROR_TYPE_URL) || isAapCode(own(data, 'code'))) {
-      return fromAapPayload(data, 'aap-released', jsonrpcCode);
-    }
-    if (ownString(data, 'error_code') !== null) return fromDmc12Data(data, null, jsonrpcCode);
     // Any other object (the DMC-12 auth failure's `{ error_id }`): its error_id is still the one to quote.
     const parsed = plain(jsonrpcCode, family);
     parsed.errorId = ownString(data, 'error_id');
@@ -171,8 +171,7 @@ function plain(jsonrpcCode: number | null, family?: CallFamily): ParsedError {
   return base('jsonrpc', 'jsonrpc', String(jsonrpcCode), jsonrpcCode);
 }
 
-function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: CallFamily): ParsedError {
-  const payload = data.find((e) => isTyped(e, AAP_ERROR_TYPE_URL)) as JsonObject | undefined;
+function fromDetailArray(data: unknown[], payload: JsonObject | null, jsonrpcCode: number | null, family?: CallFamily): ParsedError {
   const infos = data.filter((e): e is JsonObject => isTyped(e, ERROR_INFO_TYPE_URL));
   // An ErrorInfo carrying an AAP code under a wrong or missing domain (a2a-protocol.org
   // included) is still the AAP code, never an A2A reason of that name.
@@ -291,10 +290,8 @@ export const TASK_FAILURE_STATES: ReadonlyMap<string, string> = new Map([
  */
 export function parseResultError(result: unknown): ParsedError | null {
   if (!isObject(result)) return null;
-  const data = own(result, 'data');
-  if (isObject(data) && (typeof own(data, 'error_code') === 'string' || typeof own(data, 'error') === 'string')) {
-    return fromDmc12Data(data, own(result, '_metadata'), null);
-  }
+  const dmc12 = locateDmc12Data({ result });
+  if (dmc12) return fromDmc12Data(dmc12.data, own(result, '_metadata'), null);
   // A2A 1.0 wraps the task (`result.task`), 0.3 returns it bare (`kind: "task"`); streaming sends
   // status updates.
   const task = ownObject(result, 'task') ?? ownObject(result, 'statusUpdate') ?? (own(result, 'status') ? result : null);
