@@ -2,8 +2,9 @@
 // A 10,000-call error batch (issue 16 "Batches cost what their calls cost"): host event-loop time per batch, bare vs instrumented.
 //   npm run build && node bench/batch-errors.bench.mjs [calls=10000] [rounds=5] [batches=3]
 // A plain node:http JSON-RPC server answers every call of a batch with a DMC-12 tool error inside
-// a successful result (each with its own error_id and message, as a real dealer would), in two
-// variants, each its own long-lived process:
+// a successful result, built with the package's buildDmc12Error as the demo dealer builds them
+// (its own minted error_id and trace id, a message), in two variants, each its own long-lived
+// process:
 //   bare:   no instrumentation at all ("uninstrumented");
 //   triage: createTriage().wrap(listener) with its defaults (audit cap 100 calls per exchange)
 //           except maxBodyBytes 16 MiB, so the whole batch is observed; a real OTel tracer
@@ -61,25 +62,17 @@ async function serve(variant) {
       rmSync(dir, { recursive: true, force: true });
     };
   }
-  let n = 0;
+  const { buildDmc12Error } = await import('../dist/protocol/index.js');
   const listener = (req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const calls = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      // Real errors, built the way the demo DMC-12 dealer builds them (minted UUIDv7 error_id and trace id).
       const out = calls.map((call) => ({
         jsonrpc: '2.0',
         id: call.id,
-        result: {
-          data: {
-            error: 'vehicle_unavailable',
-            error_code: 'VEHICLE_UNAVAILABLE',
-            retryable: false,
-            error_id: `err_${(++n).toString(16).padStart(32, '0')}`,
-            message: 'The vehicle was sold.',
-          },
-          _metadata: { trace_id: `trc_${n.toString(16).padStart(24, '0')}`, tool: call.params.name },
-        },
+        result: buildDmc12Error('VEHICLE_UNAVAILABLE', { tool: call.params.name, message: 'The vehicle was sold.' }),
       }));
       const body = JSON.stringify(out);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
