@@ -27,6 +27,7 @@ import { callKey, idempotencyKey } from './call-key.js';
 import type { Attempt } from './retry-tracker.js';
 import type { ResponseTapHandlers } from './response-tap.js';
 import { rewriteItem } from './rewrite.js';
+import type { RewriteContext } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
 import { SseReader } from '../protocol/index.js';
 
@@ -303,20 +304,23 @@ export class Exchange implements ResponseTapHandlers {
     const value = read.value;
     const items = Array.isArray(value) ? value : [value];
     let changed = false;
-    const now = new Date();
+    // One context for the whole body (rewriteItem keeps no reference): no object per item.
+    const ctx: RewriteContext = {
+      store: this.errors,
+      aapForm: this.core.aapForm,
+      requiredExtensionUri: this.core.requiredExtensionUri,
+      traceId: null,
+      mayRewrite: mode === 'buffer',
+      now: new Date(),
+      conformance: true,
+    };
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
-      const r = rewriteItem(item, this.callFor(id), {
-        store: this.errors,
-        aapForm: this.core.aapForm,
-        requiredExtensionUri: this.core.requiredExtensionUri,
-        traceId: this.traceIdFor(id),
-        mayRewrite: mode === 'buffer',
-        now,
-        conformance: this.audits(id),
-      });
+      ctx.traceId = this.traceIdFor(id);
+      ctx.conformance = this.audits(id);
+      const r = rewriteItem(item, this.callFor(id), ctx);
       if (r.changed) {
         changed = true;
         items[i] = r.item;
@@ -555,14 +559,14 @@ export class Exchange implements ResponseTapHandlers {
       // Server-defined codes on a DMC-12 call are DMC-12's own (-32001 is its auth failure, HTTP 401).
       error = { ...error, protocol: 'dmc12' };
     }
-    const data = call ? skillData(call) : null;
     const rawSkill = call?.skill ?? null;
     const skill = rawSkill === null ? null : core.knownSkills.has(rawSkill) ? rawSkill : RPC_METHOD_OTHER;
-    const idemRaw = ownString(data, 'idempotency_key');
     // Past the cap a call is counted (traffic, metrics) but gets no span, line, row or tracker
     // entry: the canonical walk and hash are most of a call's cost, and one request must not be
     // able to make the host do unbounded work (issue 16).
     const audited = c.index < core.maxAuditedCalls;
+    const data = call && audited ? skillData(call) : null;
+    const idemRaw = ownString(data, 'idempotency_key');
     // The tracker keys on a cheap unkeyed hash of the canonical call (call-key.ts); the keyed
     // pseudonyms (HMAC) are computed below for error rows only (DESIGN §6: (client, fingerprint)
     // or (client, idempotency)).
