@@ -271,27 +271,30 @@ export class Exchange implements ResponseTapHandlers {
     return value ? { [HEADER_TRACERESPONSE]: value } : null;
   }
 
-  private callFor(id: string | number | null): RequestCall | null {
-    const calls = this.ensureCalls();
-    const match = this.byId?.get(idKey(id));
+  /** The call a reply with `id` answers (one id-map lookup), or undefined. */
+  private stateFor(id: string | number | null): CallState | undefined {
+    this.ensureCalls();
+    return this.byId?.get(idKey(id));
+  }
+
+  private callFor(id: string | number | null, match: CallState | undefined = this.stateFor(id)): RequestCall | null {
     if (match) return match.call;
+    const calls = this.ensureCalls();
     return calls.length === 1 ? (calls[0]?.call ?? null) : null;
   }
 
-  /** Whether the call answered with `id` is within the audit cap (an unknown id: yes). */
-  private audits(id: string | number | null): boolean {
-    const match = this.byId?.get(idKey(id));
+  /** Whether the call `match` (a reply's) is within the audit cap (an unknown id: yes). */
+  private audits(match: CallState | undefined): boolean {
     return match === undefined || match.index < this.core.maxAuditedCalls;
   }
 
-  private traceIdFor(id: string | number | null): string | null {
+  private traceIdFor(match: CallState | undefined): string | null {
     // Under the HTTP server span every call shares its trace: no call span needs starting.
     if (this.parentSpan) return spanIds(this.parentSpan).traceId;
-    const calls = this.ensureCalls();
-    const match = this.byId?.get(idKey(id)) ?? calls[0];
+    const target = match ?? this.ensureCalls()[0];
     // A call past the audit cap never gets a span: no trace id to hand out for it.
-    if (match && match.index >= this.core.maxAuditedCalls) return null;
-    return spanIds(match ? this.spanOf(match) : this.traceSpan).traceId;
+    if (target && target.index >= this.core.maxAuditedCalls) return null;
+    return spanIds(target ? this.spanOf(target) : this.traceSpan).traceId;
   }
 
   private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
@@ -318,9 +321,10 @@ export class Exchange implements ResponseTapHandlers {
       const item = items[i];
       if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
-      ctx.traceId = this.traceIdFor(id);
-      ctx.conformance = this.audits(id);
-      const r = rewriteItem(item, this.callFor(id), ctx);
+      const match = this.stateFor(id);
+      ctx.traceId = this.traceIdFor(match);
+      ctx.conformance = this.audits(match);
+      const r = rewriteItem(item, this.callFor(id, match), ctx);
       if (r.changed) {
         changed = true;
         items[i] = r.item;
