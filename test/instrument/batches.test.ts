@@ -93,6 +93,17 @@ describe('a transport-level failure of a whole batch', () => {
   });
 });
 
+describe('a single parse error answering a batch with HTTP 200', () => {
+  it('is one -32700 error for the exchange', async () => {
+    const events = h.sink.events.length;
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })).toString('base64');
+    const r = await post(srv.url, batchOf('parse', 50), { ...DMC12_HEADERS, 'x-test-raw-response': body });
+    expect(r.status).toBe(200);
+    await settle(() => h.sink.events.length > events);
+    expect(h.sink.events.slice(events).map((e) => [e.code, e.http_status, e.attempt])).toEqual([['-32700', 200, 1]]);
+  });
+});
+
 describe('calls of one batch', () => {
   it('are not retries of each other: identical calls in one batch are all attempt 1, unflagged', async () => {
     const metrics = await h.otel.metrics();
