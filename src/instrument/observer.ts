@@ -25,6 +25,8 @@ import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { ResponseTapHandlers } from './response-tap.js';
+import { isAgentCardPath } from './endpoint-forms.js';
+import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
 import { SseReader } from './sse.js';
@@ -96,6 +98,20 @@ function ownString(o: Obj | null, k: string): string | null {
   if (!o || !Object.hasOwn(o, k)) return null;
   const v = o[k];
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
+}
+
+/** The request's path without the query; Express's `originalUrl` (a router strips its mount path from `url`). */
+function requestPath(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: unknown }).originalUrl;
+  const raw = typeof url === 'string' ? url : (req.url ?? '/');
+  const q = raw.indexOf('?');
+  return q === -1 ? raw : raw.slice(0, q);
+}
+
+/** Reads the agent card the host served into the endpoint forms. Never throws. */
+function learnCard(core: TriageCore, body: Buffer): void {
+  const read = readJsonBody(body, { maxBytes: core.maxBodyBytes });
+  if (!isParseFailure(read)) core.forms.learnCard(read.value);
 }
 
 function onResponseClose(this: ServerResponse): void {
@@ -249,6 +265,11 @@ export class Exchange implements ResponseTapHandlers {
 
   private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
     if (!body || body.length === 0) return null;
+    if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
+      // The host's own agent card says which AAP version (error form) its endpoints serve.
+      learnCard(this.core, body);
+      return null;
+    }
     // Fast path: a body with no error member and no failed task is all successes; the calls
     // without an outcome are reported as such, and nothing needs parsing or completing.
     if (!mayHoldError(body)) return null;
@@ -258,13 +279,15 @@ export class Exchange implements ResponseTapHandlers {
     const items = Array.isArray(value) ? value : [value];
     let changed = false;
     const now = new Date();
+    const endpoint = this.core.forms.formFor(requestPath(this.req));
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
       const r = rewriteItem(item, this.callFor(id), {
         store: this.errors,
-        aapForm: this.core.aapForm,
+        aapForm: endpoint.form,
+        endpointForm: endpoint.known ? endpoint.form : null,
         requiredExtensionUri: this.core.requiredExtensionUri,
         traceId: this.traceIdFor(id),
         mayRewrite: mode === 'buffer',
@@ -277,7 +300,8 @@ export class Exchange implements ResponseTapHandlers {
       this.responses.push({ outcome: r.outcome, conformance: r.conformance });
     }
     if (!changed) return null;
-    return Buffer.from(JSON.stringify(Array.isArray(value) ? items : items[0]), 'utf8');
+    // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
+    return spliceBody(body, Array.isArray(value) ? items : items[0]);
   }
 
   private onSse(chunk: Buffer): void {
@@ -291,9 +315,11 @@ export class Exchange implements ResponseTapHandlers {
         if (isParseFailure(read) || !isObj(read.value)) return;
         const item = read.value;
         const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+        const endpoint = this.core.forms.formFor(requestPath(this.req));
         const r = rewriteItem(item, this.callFor(id), {
           store: this.errors,
-          aapForm: this.core.aapForm,
+          aapForm: endpoint.form,
+          endpointForm: endpoint.known ? endpoint.form : null,
           requiredExtensionUri: this.core.requiredExtensionUri,
           traceId: null,
           mayRewrite: false,

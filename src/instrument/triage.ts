@@ -11,6 +11,7 @@ import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } 
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
 import { ExchangeErrors, bindToTrace, enterErrors, installAapErrorHook, runWithErrors } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
+import { EndpointForms } from './endpoint-forms.js';
 import type { TriageCore } from './internal-types.js';
 import { startMetricsExportFromEnv } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
@@ -106,7 +107,7 @@ export function createTriage(options?: TriageOptions): Triage {
     traffic,
     knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
     knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
-    aapForm: o.aapForm ?? DEFAULTS.aapForm,
+    forms: new EndpointForms(o.aapForm ?? DEFAULTS.aapForm, o.requiredExtensionUri ?? null, o.agentCard),
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     credential: o.credential ?? defaultCredential,
     requiredExtensionUri: o.requiredExtensionUri ?? null,
