@@ -50,12 +50,17 @@ export const REWRITE_RULES = {
 
 const TASK_ERROR_PREFIX = 'Agent execution error: ';
 
+/**
+ * ErrorInfo reasons for the JSON-RPC standard errors. -32603 is `INTERNAL`, not `INTERNAL_ERROR`:
+ * that name is an AAP code, and an AAP code under domain a2a-protocol.org breaks
+ * `aap.errorinfo-domain` (a checker reads it as a misfiled AAP error).
+ */
 const JSONRPC_REASONS: Readonly<Record<string, string>> = {
   '-32700': 'PARSE_ERROR',
   '-32600': 'INVALID_REQUEST',
   '-32601': 'METHOD_NOT_FOUND',
   '-32602': 'INVALID_PARAMS',
-  '-32603': 'INTERNAL_ERROR',
+  '-32603': 'INTERNAL',
 };
 
 type Obj = Record<string, unknown>;
@@ -161,7 +166,8 @@ function insertErrorId(item: Obj, error: ParsedError, errorId: string, family: R
 }
 
 function errorInfoFor(error: ParsedError, errorId: string): Obj {
-  const reason = JSONRPC_REASONS[error.code] ?? (/^[A-Z][A-Z0-9_]{0,63}$/.test(error.code) ? error.code : 'UNKNOWN');
+  const named = JSONRPC_REASONS[error.code] ?? (/^[A-Z][A-Z0-9_]{0,63}$/.test(error.code) ? error.code : 'UNKNOWN');
+  const reason = isAapCode(named) ? 'UNKNOWN' : named;
   return { '@type': ERROR_INFO_TYPE_URL, reason, domain: A2A_ERROR_DOMAIN, metadata: { error_id: errorId } };
 }
 
