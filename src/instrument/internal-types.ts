@@ -31,6 +31,7 @@ import type { SafeCaller } from './safe-call.js';
 import type { TrafficCounter } from './traffic.js';
 import type { Pseudonymizer } from '../audit/pseudonym.js';
 import type { EndpointForms } from './endpoint-forms.js';
+import type { ErrorIdMemory } from './error-id-memory.js';
 
 /** The state one `createTriage` call shares with every exchange it observes. */
 export interface TriageCore {
@@ -52,6 +53,8 @@ export interface TriageCore {
   traffic: TrafficCounter;
   knownMethods: ReadonlySet<string>;
   knownSkills: ReadonlySet<string>;
+  /** Recent wire error_ids, to keep a row for each error of a dealer that reuses one. */
+  errorIds: ErrorIdMemory;
   /** The AAP error form of each endpoint (option, agent card). */
   forms: EndpointForms;
   maxBodyBytes: number;

@@ -18,7 +18,7 @@ import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attrib
 import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
 import { recordCall } from './metrics.js';
-import { classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
+import { classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
 import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
@@ -26,6 +26,7 @@ import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { ResponseTapHandlers } from './response-tap.js';
 import { isAgentCardPath } from './endpoint-forms.js';
+import { ERROR_ID_REUSED } from './error-id-memory.js';
 import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
@@ -460,6 +461,7 @@ export class Exchange implements ResponseTapHandlers {
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
     const { traceId, spanId } = spanIds(c.span);
     let event: ErrorEvent | null = null;
+    let rowId: string | null = null;
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
       const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
@@ -504,6 +506,12 @@ export class Exchange implements ResponseTapHandlers {
       // Every machine field from the wire passes its pattern before any sink sees it: an error_id
       // that fails is minted anew (issue 16; src/protocol/value-patterns.ts).
       checkEventValues(event as ErrorEvent);
+      if (core.errorIds.seen(event.error_id)) {
+        // The dealer reused an error_id. Span and log keep the id the caller holds; the audit row
+        // (keyed by error_id) gets one of its own so both errors are kept, and says why.
+        event.conformance = [...event.conformance, ERROR_ID_REUSED];
+        rowId = mintErrorId();
+      }
     }
     const report: CallReport = {
       method: c.method,
@@ -542,7 +550,7 @@ export class Exchange implements ResponseTapHandlers {
       if (core.sink) {
         const sink = core.sink;
         try {
-          sink.write(ev);
+          sink.write(rowId === null ? ev : { ...ev, error_id: rowId });
         } catch (err) {
           core.safe.fail('audit-write', err);
         }

@@ -12,6 +12,7 @@ import type { AuditHealth, AuditSink } from '../audit/sink.js';
 import { ExchangeErrors, bindToTrace, enterErrors, installAapErrorHook, runWithErrors } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
 import { EndpointForms } from './endpoint-forms.js';
+import { ErrorIdMemory } from './error-id-memory.js';
 import type { TriageCore } from './internal-types.js';
 import { startMetricsExportFromEnv } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
@@ -107,6 +108,7 @@ export function createTriage(options?: TriageOptions): Triage {
     traffic,
     knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
     knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
+    errorIds: new ErrorIdMemory(),
     forms: new EndpointForms(o.aapForm ?? DEFAULTS.aapForm, o.requiredExtensionUri ?? null, o.agentCard),
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     credential: o.credential ?? defaultCredential,
