@@ -134,7 +134,7 @@ export class Exchange implements ResponseTapHandlers {
   private parentSpan: Span | null = null;
 
   constructor(
-    private readonly core: TriageCore,
+    readonly core: TriageCore,
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly errors: ExchangeErrors | null,
@@ -406,8 +406,12 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
     const attemptHeader = headerAttempt(this.req);
+    // A POST whose body could not be read (truncated, over the cap) answered with an HTTP error
+    // page and no JSON-RPC reply is still one failed call: its row must not depend on body size.
+    const unreadFailed = status >= 400 && this.req.method === 'POST' && this.responses.length === 0;
+    if (unreadFailed && calls.length === 0) calls.push(this.newCall(null));
     for (const c of calls) {
-      if (c.call === null && c.outcome === null) continue;
+      if (c.call === null && c.outcome === null && !unreadFailed) continue;
       this.report(c, endedAt, status, client, attemptHeader);
     }
   }
@@ -557,6 +561,12 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
   }
+}
+
+/** True when `res` is already observed by an exchange of `core` (the error handler then starts none). */
+export function isObservedBy(core: TriageCore, res: ServerResponse): boolean {
+  const h = tapHandlers(res);
+  return h instanceof Exchange && h.core === core;
 }
 
 /**

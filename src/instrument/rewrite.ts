@@ -114,6 +114,14 @@ function failedTaskText(result: unknown): string | null {
   return null;
 }
 
+/** `metadata.error_id` of the first ErrorInfo in `error.data`, when it is a non-empty string; else null. */
+function infoErrorId(item: Obj): string | null {
+  const data = own(own(item, 'error'), 'data');
+  const info = Array.isArray(data) ? data.find(isErrorInfo) : undefined;
+  const id = own(own(info, 'metadata'), 'error_id');
+  return nonEmpty(id) ? id : null;
+}
+
 /** Sets `metadata.error_id` of an ErrorInfo (creating the metadata) unless it already holds one. */
 function setInfoErrorId(info: Obj, errorId: string): void {
   const meta = own(info, 'metadata');
@@ -300,6 +308,9 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
         changed = true;
       }
     }
+    // The parser reads error_id from AAP payloads and AAP ErrorInfos only; an A2A or plain error
+    // may carry the host's own in the ErrorInfo where insertErrorId would put one.
+    if (!e.errorId) e.errorId = infoErrorId(current);
     if (!e.errorId) {
       e.errorId = mintErrorId();
       minted = true;

@@ -17,7 +17,8 @@ import type { TriageCore } from './internal-types.js';
 import { startMetricsExportFromEnv } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
 import { createInstruments } from './metrics.js';
-import { observeExchange } from './observer.js';
+import { isObservedBy, observeExchange } from './observer.js';
+import { createErrorHandler } from './express.js';
 import { DEFAULTS, DEFAULT_KNOWN_METHODS, DEFAULT_KNOWN_SKILLS, checkOptions, defaultCredential } from './options.js';
 import { RetryTracker } from './retry-tracker.js';
 import { SafeCaller } from './safe-call.js';
@@ -151,6 +152,15 @@ export function createTriage(options?: TriageOptions): Triage {
         if (errors && errors.traceId === null) runWithErrors(errors, () => next());
         else next();
       };
+    },
+    errorHandler() {
+      return createErrorHandler((req, res) => {
+        try {
+          if (!isObservedBy(core, res)) observe(req, res, false);
+        } catch (err) {
+          safe.fail('observer', err);
+        }
+      });
     },
     wrap<L extends RequestListener>(listener: L): L {
       const wrapped = function (this: unknown, req: IncomingMessage, res: ServerResponse) {

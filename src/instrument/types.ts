@@ -123,6 +123,17 @@ export interface Triage {
    * Works with a body parser mounted before or after it.
    */
   middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+  /**
+   * Express error-handling middleware for body-parser failures; mount it after the routes
+   * (`app.use(triage.errorHandler())`). A body `express.json()` could not read — truncated JSON,
+   * a body over its `limit`, an unsupported charset or encoding — is answered with a JSON-RPC
+   * error (`id: null`; -32700 Parse error, else -32600 Invalid Request; body-parser's HTTP
+   * status), never Express's HTML error page, and audited with an `error_id` like any error.
+   * Other errors go to the next error handler unchanged.
+   * NOTE: the answer waits until the unread rest of the request body is drained (as Express's
+   * finalhandler does), so the client receives it instead of a connection reset.
+   */
+  errorHandler(): (err: unknown, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
   /** Wraps a `node:http` request listener. */
   wrap<L extends RequestListener>(listener: L): L;
   /**
