@@ -122,11 +122,33 @@ function infoErrorId(item: Obj): string | null {
   return nonEmpty(id) ? id : null;
 }
 
-/** Sets `metadata.error_id` of an ErrorInfo (creating the metadata) unless it already holds one. */
-function setInfoErrorId(info: Obj, errorId: string): void {
+/** Sets `metadata.error_id` of an ErrorInfo (creating the metadata) unless it already holds one; true when it did. */
+function setInfoErrorId(info: Obj, errorId: string): boolean {
   const meta = own(info, 'metadata');
   if (!isObj(meta)) info.metadata = { error_id: errorId };
   else if (!nonEmpty(own(meta, 'error_id'))) meta.error_id = errorId;
+  else return false;
+  return true;
+}
+
+/**
+ * An AAP 2.0 error whose id the host put in only one of its two places (typed payload, AAP
+ * ErrorInfo metadata): copies it to the other, so the two agree (spec "Errors": the ErrorInfo
+ * carries "string-valued metadata for code, error_id, retryable and created_at"). True when it did.
+ */
+function completeAapErrorId(item: Obj, errorId: string): boolean {
+  const data = own(own(item, 'error'), 'data');
+  if (!Array.isArray(data)) return false;
+  const payload = data.find(isAapPayload);
+  const infos = data.filter(isErrorInfo);
+  const aapInfo = infos.find((i) => own(i, 'domain') === AAP_ERROR_DOMAIN) ?? infos.find((i) => isAapCode(own(i, 'reason')));
+  if (!payload || !aapInfo) return false;
+  let did = false;
+  if (!nonEmpty(own(payload, 'error_id'))) {
+    payload.error_id = errorId;
+    did = true;
+  }
+  return setInfoErrorId(aapInfo, errorId) || did;
 }
 
 /**
@@ -316,6 +338,8 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
       minted = true;
       note(REWRITE_RULES.missingErrorId);
       if (ctx.mayRewrite && insertErrorId(current, e, e.errorId, family)) changed = true;
+    } else if (ctx.mayRewrite && completeAapErrorId(current, e.errorId)) {
+      changed = true;
     }
     if (e.protocol === 'dmc12' && ctx.mayRewrite && ctx.traceId !== null && !own(current, 'error')) {
       const result = own(current, 'result');

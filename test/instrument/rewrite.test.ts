@@ -215,3 +215,25 @@ describe('an earlier draft -32008 with the URI only in its metadata', () => {
     expect(r.conformance).toContain(REWRITE_RULES.bareActivationError);
   });
 });
+
+describe('an error_id the host put in one place only', () => {
+  it('is copied from the typed payload into the AAP ErrorInfo metadata', () => {
+    const host = {
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: {
+        code: -32000,
+        message: 'Gone.',
+        data: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VEHICLE_UNAVAILABLE', domain: 'autoagentprotocol.org', metadata: { code: 'VEHICLE_UNAVAILABLE', retryable: 'false', created_at: '2026-04-30T10:15:30Z' } },
+          { '@type': 'https://autoagentprotocol.org/extensions/aap/error', type: 'aap.error', error_id: 'err_host01', code: 'VEHICLE_UNAVAILABLE', message: 'Gone.', retryable: false, created_at: '2026-04-30T10:15:30Z' },
+        ],
+      },
+    };
+    const { r, before, after } = run(host);
+    expect(before).toContain('aap.errorinfo-leads');
+    expect(r.minted).toBe(false);
+    expect(dataOf(r.item)[0]?.metadata?.error_id).toBe('err_host01');
+    expect(after).toEqual([]);
+  });
+});
