@@ -8,6 +8,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AAP_HEADERS, startAapServer } from '../helpers/aap-server.js';
 import { counterSum, waitFor } from '../helpers/otel.js';
 import { createHarness, wireErrorId } from './harness.js';
 import type { Harness } from './harness.js';
@@ -127,5 +128,24 @@ describe('body-parser failures', () => {
     expect(await other.text()).toBe('host handler: not a body-parser failure');
     const ok = await send('/rpc', '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}');
     expect(ok.json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+});
+
+describe('on @a2a-js/sdk', () => {
+  it("answers a body over the SDK parser's 100 kB limit with -32600, where the SDK alone would send Express's HTML page", async () => {
+    const sdk = await startAapServer({ triage: h.triage, errorHandler: true });
+    try {
+      const res = await fetch(sdk.rpcUrl, { method: 'POST', headers: AAP_HEADERS, body: padded(200_000) });
+      const text = await res.text();
+      expect(res.status).toBe(413);
+      expect(text).not.toMatch(/<html|node_modules/i);
+      const json = JSON.parse(text) as unknown;
+      expect(json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      const errorId = wireErrorId(json) as string;
+      await waitFor(() => h.sink.events.some((e) => e.error_id === errorId));
+      expect(h.event(errorId)).toMatchObject({ jsonrpc_code: -32600, http_status: 413 });
+    } finally {
+      await sdk.close();
+    }
   });
 });
