@@ -6,13 +6,13 @@
  * to the paths of the card's JSON-RPC interfaces. The card comes from the `agentCard` option or
  * from the card the host itself serves (`/.well-known/agent-card.json`, seen on its way out).
  */
-import type { AapForm } from './types.js';
+import type { AapForm, TriageOptions } from './types.js';
 
 /** A form the envelope can take. */
 export type WireAapForm = '2.0' | 'released';
 
 /** The `aapForm` option: one form for every endpoint, or one per request path (`'*'`: the others). */
-export type AapFormOption = AapForm | Readonly<Record<string, AapForm>>;
+type AapFormOption = NonNullable<TriageOptions['aapForm']>;
 
 /** What the rewrite uses for one endpoint: the form to write and whether it is known. */
 export interface EndpointForm {

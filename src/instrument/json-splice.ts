@@ -119,15 +119,6 @@ class Scanner {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The value a located node holds (JSON.parse semantics: the last of duplicate keys wins). */
-function valueOf(node: Located): unknown {
-  if (node.kind === 'value') return node.value;
-  if (node.kind === 'array') return node.items.map(valueOf);
-  const o: Obj = {};
-  for (const m of node.members) Object.defineProperty(o, m.key, { value: valueOf(m.node), enumerable: true, writable: true, configurable: true });
-  return o;
-}
-
 /** Members whose value is the live one (the last occurrence of a duplicated key). */
 function liveMembers(node: Extract<Located, { kind: 'object' }>): Map<string, Member> {
   const live = new Map<string, Member>();
@@ -252,11 +243,6 @@ export function valueSpellings(text: string): Map<string, string> {
   };
   walk(new Scanner(text).parse(), '');
   return out;
-}
-
-/** The value of JSON `text` as the scanner reads it (the same as `JSON.parse`). For tests. */
-export function scanJson(text: string): unknown {
-  return valueOf(new Scanner(text).parse());
 }
 
 /**
