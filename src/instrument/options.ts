@@ -114,6 +114,9 @@ export function checkOptions(options: unknown): TriageOptions {
     }
   }
   checkAapForm(o.aapForm);
+  if (o.agentCard !== undefined && (typeof o.agentCard !== 'object' || o.agentCard === null || Array.isArray(o.agentCard))) {
+    throw new TypeError(`createTriage: option agentCard must be an agent card object, got ${o.agentCard === null ? 'null' : typeof o.agentCard}`);
+  }
   positiveInt(o, 'maxBodyBytes');
   positiveInt(o, 'retryWindowMs');
   positiveInt(o, 'retryTrackerMaxKeys');

@@ -58,6 +58,7 @@ describe('reading a form', () => {
   it('refuses an aapForm that is not a form or an object of paths to forms', () => {
     expect(() => createTriage({ auditDb: false, logger: false, aapForm: { v1: 'released' } as never })).toThrow(/request path/);
     expect(() => createTriage({ auditDb: false, logger: false, aapForm: { '/v1': '1.3' } as never })).toThrow(/aapForm\["\/v1"\]/);
+    expect(() => createTriage({ auditDb: false, logger: false, agentCard: 'https://dealer.example.com/card' })).toThrow(/agentCard/);
   });
 });
 
