@@ -144,7 +144,8 @@ function extendsNode(node: Located, cur: unknown): boolean {
 }
 
 const replaceWhole = (node: Located, cur: unknown, edits: Edit[]): void => {
-  edits.push({ start: node.start, end: node.end, text: JSON.stringify(cur) });
+  // `undefined` (or a function) has no JSON text; as an element JSON.stringify would write null.
+  edits.push({ start: node.start, end: node.end, text: JSON.stringify(cur) ?? 'null' });
 };
 
 /** Appends to `edits` the splices that turn `node`'s text into the text of `cur`. */
@@ -156,7 +157,7 @@ function diff(node: Located, cur: unknown, edits: Edit[]): void {
   if (node.kind === 'object') {
     if (!isObj(cur)) return replaceWhole(node, cur, edits);
     const live = liveMembers(node);
-    for (const key of live.keys()) if (!Object.hasOwn(cur, key)) return replaceWhole(node, cur, edits);
+    for (const key of live.keys()) if (!Object.hasOwn(cur, key) || cur[key] === undefined) return replaceWhole(node, cur, edits);
     const own: Edit[] = [];
     for (const m of live.values()) diff(m.node, cur[m.key], own);
     const added = Object.keys(cur).filter((k) => !live.has(k) && cur[k] !== undefined);

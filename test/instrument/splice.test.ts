@@ -187,6 +187,10 @@ describe('spliceJson', () => {
     expect(spliceJson('{"o": {"x": 1, "y": 2.0}, "z": 1.0}', { o: { x: 1 }, z: 1 })).toBe('{"o": {"x":1}, "z": 1.0}');
   });
 
+  it('drops a member set to undefined, as JSON.stringify would', () => {
+    expect(JSON.parse(spliceJson('{"a": 1.0, "b": [2.0]}', { a: undefined, b: [undefined] }))).toEqual({ b: [null] });
+  });
+
   it('throws SyntaxError on text that is not JSON', () => {
     expect(() => spliceJson('{"a":', {})).toThrow(SyntaxError);
   });
