@@ -12,7 +12,8 @@ import { context as otelContext, isSpanContextValid, metrics, trace } from '@ope
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import type { LoggerProvider } from '@opentelemetry/api-logs';
-import { pino } from 'pino';
+import { createRequire } from 'node:module';
+import type * as PinoModule from 'pino';
 import type { Logger } from 'pino';
 import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } from '../audit/index.js';
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
@@ -45,6 +46,8 @@ const claimed = new WeakSet<ServerResponse>();
  * instrumentation's own warnings never mix into the host's stdout.
  */
 export function defaultLogger(): Logger {
+  // Loaded here, not at import (issue 13); pino is CommonJS, so `require` is synchronous.
+  const { pino } = createRequire(import.meta.url)('pino') as typeof PinoModule;
   return pino({ name: INSTRUMENTATION_SCOPE, level: 'warn' }, pino.destination({ fd: 2, sync: true }));
 }
 
