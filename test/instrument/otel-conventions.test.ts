@@ -7,7 +7,7 @@
  * `createTriage` being used.
  */
 import { metrics } from '@opentelemetry/api';
-import { InstrumentType, MeterProvider } from '@opentelemetry/sdk-metrics';
+import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEMCONV_SCHEMA_URL } from '../../src/instrument/attributes.js';
@@ -106,7 +106,8 @@ describe('RPC conventions', () => {
 
   it('makes the audit queue size an up-down counter and gives every scope the semconv schema URL', async () => {
     const m = await h.otel.metrics();
-    expect(m.get('aap.audit.queue.size')?.descriptor.type).toBe(InstrumentType.OBSERVABLE_UP_DOWN_COUNTER);
+    // An up-down counter exports as a non-monotonic sum (a gauge would be a GAUGE point).
+    expect(m.get('aap.audit.queue.size')).toMatchObject({ dataPointType: DataPointType.SUM, isMonotonic: false });
     const span = await h.span('cf-1');
     expect(span.instrumentationScope).toMatchObject({ name: 'aap-triage', schemaUrl: SEMCONV_SCHEMA_URL });
     const scopes = await h.otel.metricScopes();
