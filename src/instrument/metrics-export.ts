@@ -32,6 +32,8 @@ import type * as ResourcesModule from '@opentelemetry/resources';
 import type * as SdkMetricsModule from '@opentelemetry/sdk-metrics';
 import type { IMetricReader, MeterProvider, PushMetricExporter } from '@opentelemetry/sdk-metrics';
 
+import { hostResourceAttributes } from './host-resource.js';
+
 // The SDK packages are loaded on demand, only when OTEL_METRICS_EXPORTER asks for an export: a
 // library entry point loads no SDK or exporter module (issue 13). They are CommonJS packages,
 // so `require` loads them synchronously and `createTriage` stays synchronous.
@@ -151,11 +153,11 @@ export function startMetricsExportFromEnv(options: { serviceName?: string } = {}
     if (exporters.length === 0 || hasGlobalMeterProvider()) return null;
 
     const sdk = load('@opentelemetry/sdk-metrics') as typeof SdkMetricsModule;
-    const { defaultResource, detectResources, envDetector, hostDetector, resourceFromAttributes } = load('@opentelemetry/resources') as typeof ResourcesModule;
-    let resource = defaultResource();
+    const { defaultResource, detectResources, envDetector, resourceFromAttributes } = load('@opentelemetry/resources') as typeof ResourcesModule;
+    // No process detector: its command line, executable path and owner would reach every scraper.
+    let resource = defaultResource().merge(resourceFromAttributes(hostResourceAttributes()));
     if (options.serviceName) resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));
-    // No processDetector: its command line, executable path and owner would reach every scraper.
-    resource = resource.merge(detectResources({ detectors: [envDetector, hostDetector] }));
+    resource = resource.merge(detectResources({ detectors: [envDetector] }));
 
     const meterProvider = new sdk.MeterProvider({ resource, readers: exporters.map((n) => readerFor(n, sdk)) });
     if (!metrics.setGlobalMeterProvider(meterProvider)) {

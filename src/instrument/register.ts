@@ -11,8 +11,9 @@
  *    defaults differ, each for a reason:
  *    - `OTEL_TRACES_EXPORTER=none` still gets a tracer provider (with no exporter), so trace ids
  *      stay valid and sampled: audit rows, log lines and the `traceresponse` header keep them.
- *    - without `OTEL_NODE_RESOURCE_DETECTORS`, the resource is `env` + `host` only: the process
- *      detector would publish the command line, executable path and user to every backend.
+ *    - without `OTEL_NODE_RESOURCE_DETECTORS`, the resource is the SDK default, `host.name`,
+ *      `host.arch` and the `env` detector: the process detector would publish the command line,
+ *      executable path and user to every backend (host-resource.ts).
  *    - the Prometheus endpoint binds 127.0.0.1 unless `OTEL_EXPORTER_PROMETHEUS_HOST` is set.
  *    A host that starts its own SDK first (`--import ./otel.mjs --import aap-triage/register`)
  *    keeps it: only the instrumentation is added, and nothing is registered twice.
@@ -26,6 +27,7 @@
 import { register as registerLoader } from 'node:module';
 import { ProxyTracerProvider, diag, trace } from '@opentelemetry/api';
 import type { TracerProvider } from '@opentelemetry/api';
+import { hostResourceAttributes } from './host-resource.js';
 import { AapTriageInstrumentation } from './instrumentation.js';
 import type { AapTriageInstrumentationConfig } from './types.js';
 
@@ -70,7 +72,7 @@ async function startSdk(instrumentation: AapTriageInstrumentation): Promise<{ sh
   } catch {
     // Loader hooks unavailable: core-module instrumentation still works.
   }
-  const [{ NodeSDK }, { HttpInstrumentation }, { envDetector, hostDetector }] = await Promise.all([
+  const [{ NodeSDK }, { HttpInstrumentation }, { envDetector, resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/resources'),
@@ -80,7 +82,9 @@ async function startSdk(instrumentation: AapTriageInstrumentation): Promise<{ sh
   const traces = envList('OTEL_TRACES_EXPORTER');
   const sdk = new NodeSDK({
     instrumentations: [new HttpInstrumentation(), instrumentation],
-    ...(process.env.OTEL_NODE_RESOURCE_DETECTORS ? {} : { resourceDetectors: [envDetector, hostDetector] }),
+    // host.name and host.arch, then the OTEL_RESOURCE_ATTRIBUTES / OTEL_SERVICE_NAME detector;
+    // no process detector (host-resource.ts says why) unless OTEL_NODE_RESOURCE_DETECTORS asks.
+    ...(process.env.OTEL_NODE_RESOURCE_DETECTORS ? {} : { resource: resourceFromAttributes(hostResourceAttributes()), resourceDetectors: [envDetector] }),
     ...(traces.length > 0 && traces.every((t) => t === 'none') ? { spanProcessors: [new NoExportSpanProcessor()] } : {}),
   });
   sdk.start();
