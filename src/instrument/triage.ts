@@ -31,22 +31,27 @@ export function createTriage(options?: TriageOptions): Triage {
   const { core } = handle;
   const safe = core.safe;
 
+  // The global meter provider the core records on (null: the caller passed one of its own). A
+  // provider registered later (the host's SDK started after createTriage) is used from then on.
+  let globalMeterProvider: MeterProvider | null = o.meterProvider ? null : metrics.getMeterProvider();
+  const followGlobalMeter = (): void => {
+    if (!globalMeterProvider) return;
+    const now = metrics.getMeterProvider();
+    if (now !== globalMeterProvider) {
+      globalMeterProvider = now;
+      handle.setMeterProvider(now);
+    }
+  };
+
   // Without a meter provider of its own (no NodeSDK, no `register`), honour OTEL_METRICS_EXPORTER
   // the way the SDK would (issue 8); with one registered, this starts nothing. The SDK modules
   // are loaded only when the variable asks for an export.
   const metricsExport: MetricsExport | null =
     !o.meterProvider && wantsMetricsExport() ? safe.call('metrics-export', () => startMetricsExportFromEnv({ serviceName: core.service }), null) : null;
-  let globalMeterProvider: MeterProvider | null = o.meterProvider ? null : metrics.getMeterProvider();
+  followGlobalMeter();
 
   const observe = (req: IncomingMessage, res: ServerResponse, bind: boolean): ExchangeErrors | null => {
-    if (globalMeterProvider) {
-      // A meter provider registered after createTriage (the host's SDK started later) is used.
-      const now = metrics.getMeterProvider();
-      if (now !== globalMeterProvider) {
-        globalMeterProvider = now;
-        handle.setMeterProvider(now);
-      }
-    }
+    followGlobalMeter();
     return handle.observe(req, res, bind);
   };
 
