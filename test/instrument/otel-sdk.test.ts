@@ -59,7 +59,7 @@ describe.each(['instrumentation-first', 'sdk-first'])('AapTriageInstrumentation 
   });
 
   it('records metrics on the host meter provider', () => {
-    expect(run.out.metrics).toMatchObject({ 'aap.server.errors': 2, 'rpc.server.call.duration': 2 });
+    expect(run.out.metrics).toMatchObject({ 'aap.server.errors': 2, 'rpc.server.call.duration': 3 });
   });
 
   it('emits one aap.error log record per error with its fields and the call span ids', () => {
@@ -80,7 +80,12 @@ describe.each(['instrumentation-first', 'sdk-first'])('AapTriageInstrumentation 
     const off = out.responses[1];
     expect(off?.traceresponse).toBeNull();
     expect(off?.body.result.data.error_id).toBeUndefined();
-    expect(out.spans.filter((s) => s.name === 'tools/call')).toHaveLength(2);
+    expect(out.spans.filter((s) => s.name === 'tools/call' && s.attributes['aap.skill'] === 'create_reservation')).toHaveLength(2);
+  });
+
+  it('applies setConfig() at once', () => {
+    const cfg = run.out.spans.find((s) => s.name === 'tools/call' && s.attributes['jsonrpc.request.id'] === 'cfg-1');
+    expect(cfg?.attributes['aap.skill']).toBe('_OTHER');
   });
 
   it('logs no diag warning or error, writes only to stderr, and nothing but the fixture line to stdout', () => {
