@@ -19,7 +19,7 @@ import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
 import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
-import { classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
+import { TASK_FAILURE_STATES, classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
 import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
@@ -28,7 +28,7 @@ import { callKey, idempotencyKey } from './call-key.js';
 import type { ResponseTapHandlers } from './response-tap.js';
 import { rewriteItem } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
-import { SseReader } from './sse.js';
+import { SseReader } from '../protocol/index.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -57,9 +57,9 @@ const FORM_VERSION: Readonly<Record<WireForm, string>> = {
 
 /**
  * Whether a response body can hold an error: an `"error…` member (JSON-RPC `error`, DMC-12
- * `error` / `error_code`) or a failed task state. False means every call in it succeeded.
+ * `error` / `error_code`) or a failed or rejected task state. False means every call in it succeeded.
  */
-const NEEDLES = ['"error', 'FAILED', '"failed"'] as const;
+const NEEDLES: readonly string[] = ['"error', ...[...TASK_FAILURE_STATES.keys()].map((state) => `"${state}"`)];
 const NEEDLE_BUFFERS = NEEDLES.map((n) => Buffer.from(n));
 function mayHoldError(body: Buffer | string): boolean {
   if (typeof body === 'string') return NEEDLES.some((n) => body.includes(n));

@@ -45,6 +45,8 @@ export interface AapServer {
 }
 
 const ROLE_AGENT = 2;
+/** A2A 1.0 `TaskState.TASK_STATE_REJECTED` (the SDK's enum value; `rejected` in 0.3). */
+const TASK_STATE_REJECTED = 7;
 
 function skillData(parts: readonly { content?: { $case: string; value: unknown } | undefined }[] | undefined): Record<string, unknown> {
   const c = parts?.[0]?.content;
@@ -61,6 +63,13 @@ class DealerExecutor implements AgentExecutor {
     const data = skillData(ctx.userMessage.parts);
     if (typeof data.fail === 'string') throw aapErrorFrom(data.fail, data);
     if (data.crash === true) throw new Error('executor crashed');
+    if (data.reject === true) {
+      // The agent declines the task (A2A TaskState REJECTED = 7): a success envelope holding a failure.
+      const status = { state: TASK_STATE_REJECTED, message: undefined, timestamp: new Date().toISOString() };
+      bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status, artifacts: [], history: [], metadata: undefined }));
+      bus.finished();
+      return;
+    }
     const type = typeof data.type === 'string' ? data.type.replace(/\.request$/, '.response') : 'unknown.response';
     bus.publish(
       AgentEvent.message({
