@@ -77,7 +77,10 @@ describe.each(EXAMPLES)('examples/$dir', (ex) => {
     port = await freePort();
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } };
     expect(pkg.scripts.start).toBe('node server.js');
-    server = spawn(process.execPath, ['server.js'], { cwd: dir, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The README's defaults, whatever this shell exports: audit db ./aap-triage.db, no exporters.
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+    for (const k of Object.keys(env)) if (k === 'AAP_TRIAGE_DB' || k === 'AAP_TRIAGE_KEY' || k.startsWith('OTEL_')) delete env[k];
+    server = spawn(process.execPath, ['server.js'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout?.setEncoding('utf8').on('data', (s: string) => (stdout += s));
     server.stderr?.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     exited = new Promise((resolve) => server?.once('exit', (code) => resolve(code)));
