@@ -102,6 +102,7 @@ const app = express();
 app.use(triage.middleware()); // first, so it sees every exchange
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
 app.use('/a2a', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+app.use(triage.errorHandler()); // after the routes: a body the SDK's JSON parser cannot read gets a JSON-RPC error, not an HTML page
 const server = app.listen(PORT, HOST, () => console.error(`AAP dealer agent on ${BASE_URL}/a2a (agent card: ${BASE_URL}/.well-known/agent-card.json)`));
 
 // Flush the audit store before exiting.
