@@ -19,6 +19,8 @@ import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } 
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
 import { ExchangeErrors, bindToTrace, installAapErrorHook } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE, SEMCONV_SCHEMA_URL } from './attributes.js';
+import { EndpointForms } from './endpoint-forms.js';
+import { ErrorIdMemory } from './error-id-memory.js';
 import type { TriageCore } from './internal-types.js';
 import { createInstruments } from './metrics.js';
 import type { InstrumentsHandle } from './metrics.js';
@@ -141,7 +143,8 @@ export function createCore(o: TriageOptions): CoreHandle {
     traffic,
     knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
     knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
-    aapForm: o.aapForm ?? DEFAULTS.aapForm,
+    errorIds: new ErrorIdMemory(),
+    forms: new EndpointForms(o.aapForm ?? DEFAULTS.aapForm, o.requiredExtensionUri ?? null, o.agentCard),
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     credential: o.credential ?? defaultCredential,
     requiredExtensionUri: o.requiredExtensionUri ?? null,

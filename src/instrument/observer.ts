@@ -19,13 +19,16 @@ import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
 import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
-import { TASK_FAILURE_STATES, classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
+import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
 import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { ResponseTapHandlers } from './response-tap.js';
+import { isAgentCardPath } from './endpoint-forms.js';
+import { ERROR_ID_REUSED } from './error-id-memory.js';
+import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
 import { SseReader } from '../protocol/index.js';
@@ -94,6 +97,20 @@ function ownString(o: Obj | null, k: string): string | null {
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
 }
 
+/** The request's path without the query; Express's `originalUrl` (a router strips its mount path from `url`). */
+function requestPath(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: unknown }).originalUrl;
+  const raw = typeof url === 'string' ? url : (req.url ?? '/');
+  const q = raw.indexOf('?');
+  return q === -1 ? raw : raw.slice(0, q);
+}
+
+/** Reads the agent card the host served into the endpoint forms. Never throws. */
+function learnCard(core: TriageCore, body: Buffer): void {
+  const read = readJsonBody(body, { maxBytes: core.maxBodyBytes });
+  if (!isParseFailure(read)) core.forms.learnCard(read.value);
+}
+
 function onResponseClose(this: ServerResponse): void {
   const h = tapHandlers(this);
   if (h instanceof Exchange) h.closed();
@@ -113,7 +130,7 @@ export class Exchange implements ResponseTapHandlers {
   private parentSpan: Span | null = null;
 
   constructor(
-    private readonly core: TriageCore,
+    readonly core: TriageCore,
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly errors: ExchangeErrors | null,
@@ -245,6 +262,11 @@ export class Exchange implements ResponseTapHandlers {
 
   private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
     if (!body || body.length === 0) return null;
+    if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
+      // The host's own agent card says which AAP version (error form) its endpoints serve.
+      learnCard(this.core, body);
+      return null;
+    }
     // Fast path: a body with no error member and no failed task is all successes; the calls
     // without an outcome are reported as such, and nothing needs parsing or completing.
     if (!mayHoldError(body)) return null;
@@ -254,13 +276,15 @@ export class Exchange implements ResponseTapHandlers {
     const items = Array.isArray(value) ? value : [value];
     let changed = false;
     const now = new Date();
+    const endpoint = this.core.forms.formFor(requestPath(this.req));
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
       const r = rewriteItem(item, this.callFor(id), {
         store: this.errors,
-        aapForm: this.core.aapForm,
+        aapForm: endpoint.form,
+        endpointForm: endpoint.known ? endpoint.form : null,
         requiredExtensionUri: this.core.requiredExtensionUri,
         traceId: this.traceIdFor(id),
         mayRewrite: mode === 'buffer',
@@ -273,7 +297,8 @@ export class Exchange implements ResponseTapHandlers {
       this.responses.push({ outcome: r.outcome, conformance: r.conformance });
     }
     if (!changed) return null;
-    return Buffer.from(JSON.stringify(Array.isArray(value) ? items : items[0]), 'utf8');
+    // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
+    return spliceBody(body, Array.isArray(value) ? items : items[0]);
   }
 
   private onSse(chunk: Buffer): void {
@@ -287,9 +312,11 @@ export class Exchange implements ResponseTapHandlers {
         if (isParseFailure(read) || !isObj(read.value)) return;
         const item = read.value;
         const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+        const endpoint = this.core.forms.formFor(requestPath(this.req));
         const r = rewriteItem(item, this.callFor(id), {
           store: this.errors,
-          aapForm: this.core.aapForm,
+          aapForm: endpoint.form,
+          endpointForm: endpoint.known ? endpoint.form : null,
           requiredExtensionUri: this.core.requiredExtensionUri,
           traceId: null,
           mayRewrite: false,
@@ -375,8 +402,12 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
     const attemptHeader = headerAttempt(this.req);
+    // A POST whose body could not be read (truncated, over the cap) answered with an HTTP error
+    // page and no JSON-RPC reply is still one failed call: its row must not depend on body size.
+    const unreadFailed = status >= 400 && this.req.method === 'POST' && this.responses.length === 0;
+    if (unreadFailed && calls.length === 0) calls.push(this.newCall(null));
     for (const c of calls) {
-      if (c.call === null && c.outcome === null) continue;
+      if (c.call === null && c.outcome === null && !unreadFailed) continue;
       this.report(c, endedAt, status, client, attemptHeader);
     }
   }
@@ -430,6 +461,7 @@ export class Exchange implements ResponseTapHandlers {
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
     const { traceId, spanId } = spanIds(c.span);
     let event: ErrorEvent | null = null;
+    let rowId: string | null = null;
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
       const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
@@ -474,6 +506,12 @@ export class Exchange implements ResponseTapHandlers {
       // Every machine field from the wire passes its pattern before any sink sees it: an error_id
       // that fails is minted anew (issue 16; src/protocol/value-patterns.ts).
       checkEventValues(event as ErrorEvent);
+      if (core.errorIds.seen(event.error_id)) {
+        // The dealer reused an error_id. Span and log keep the id the caller holds; the audit row
+        // (keyed by error_id) gets one of its own so both errors are kept, and says why.
+        event.conformance = [...event.conformance, ERROR_ID_REUSED];
+        rowId = mintErrorId();
+      }
     }
     const report: CallReport = {
       method: c.method,
@@ -511,7 +549,7 @@ export class Exchange implements ResponseTapHandlers {
       if (core.sink) {
         const sink = core.sink;
         try {
-          sink.write(ev);
+          sink.write(rowId === null ? ev : { ...ev, error_id: rowId });
         } catch (err) {
           core.safe.fail('audit-write', err);
         }

@@ -12,6 +12,7 @@ import type { ExchangeErrors } from './aap-error-hook.js';
 import { createCore } from './core.js';
 import { startMetricsExportFromEnv, wantsMetricsExport } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
+import { createErrorHandler } from './express.js';
 import { checkOptions } from './options.js';
 import type { Triage, TriageOptions } from './types.js';
 
@@ -69,6 +70,17 @@ export function createTriage(options?: TriageOptions): Triage {
         if (errors && errors.traceId === null) runWithErrors(errors, () => next());
         else next();
       };
+    },
+    errorHandler() {
+      // The exchange may already be observed (middleware ran before body-parser failed): the
+      // core then passes it through, so the envelope is recorded once.
+      return createErrorHandler((req, res) => {
+        try {
+          observe(req, res, false);
+        } catch (err) {
+          safe.fail('observer', err);
+        }
+      });
     },
     wrap<L extends RequestListener>(listener: L): L {
       const wrapped = function (this: unknown, req: IncomingMessage, res: ServerResponse) {

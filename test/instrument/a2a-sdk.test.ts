@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory, ServiceParameters, withA2AExtensions } from '@a2a-js/sdk/client';
-import { AAP_CODES, ERROR_ID_PATTERN } from '../../src/protocol/index.js';
+import { AAP_CODES, ERROR_ID_PATTERN, conformanceRuleIds } from '../../src/protocol/index.js';
 import type { AapCode } from '../../src/protocol/index.js';
 import { AAP_HEADERS, TEST_EXTENSION_URI, post, sendMessageBody, startAapServer } from '../helpers/aap-server.js';
 import type { AapServer } from '../helpers/aap-server.js';
@@ -190,6 +190,8 @@ describe.each([
         expect((errorInfo?.metadata as Record<string, string>).error_id).toBe(payload.error_id);
       }
       expect(payload.error_id).toMatch(ERROR_ID_PATTERN);
+      // What the rewrite sends breaks no rule of our own checker (issue 15), in the endpoint's form.
+      expect(conformanceRuleIds(r.json, { family: 'aap', form })).toEqual([]);
       const errorId = assertErrorSpan(await hh.span(id), { code, protocol: 'aap', retryable: info.retryable });
       expect(errorId).toBe(payload.error_id);
       const ev = hh.event(errorId);
