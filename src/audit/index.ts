@@ -2,7 +2,7 @@
  * The PII-free audit store (DESIGN §5): batched SQLite writer, read-only reader, keyed
  * pseudonyms, sanitisers, retention and erasure. Re-exports only.
  */
-export { ERROR_EVENT_COLUMNS, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
+export { ERROR_EVENT_COLUMNS, ISSUE_HOUR_MS, ISSUE_HOURS_REBUILD_SQL, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
 export type { AuditHealth, AuditSink } from './sink.js';
 export { openAuditSink } from './writer.js';
 export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
@@ -30,3 +30,5 @@ export { readHealth } from './health.js';
 export type { AuditHealthFile } from './health.js';
 export type { AuditLogger } from './logger.js';
 export { DEFAULT_DB_PATH, resolveDbPath } from './paths.js';
+export { ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX, issueKey, issueKeyText, isIssueKeyPrefix } from './issue-key.js';
+export type { IssueKeyFields } from './issue-key.js';

@@ -63,3 +63,15 @@ export function fixedRow(cells: readonly string[]): string {
     .join('  ')
     .trimEnd();
 }
+
+const SPARK = '▁▂▃▄▅▆▇█';
+
+/** A one-line sparkline of a series (storms and issues tables): peaks of `ceil(n / width)` values per cell. */
+export function sparkline(values: readonly number[], width = 16): string {
+  if (values.length === 0) return '';
+  const step = Math.max(1, Math.ceil(values.length / width));
+  const buckets: number[] = [];
+  for (let i = 0; i < values.length; i += step) buckets.push(Math.max(...values.slice(i, i + step)));
+  const max = Math.max(...buckets);
+  return buckets.map((v) => (max === 0 ? SPARK[0] : SPARK[Math.min(SPARK.length - 1, Math.floor((v / max) * (SPARK.length - 1)))])).join('');
+}

@@ -4,6 +4,7 @@ import { doctorCommand } from './doctor.js';
 import { draftCommand } from './draft.js';
 import { forgetCommand } from './forget.js';
 import { hashCommand } from './hash.js';
+import { issuesCommand } from './issues.js';
 import { probeCommand } from './probe.js';
 import { pruneCommand } from './prune.js';
 import { searchCommand } from './search.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly CommandModule[] = [
   traceCommand,
   tailCommand,
   statsCommand,
+  issuesCommand,
   stormsCommand,
   draftCommand,
   hashCommand,

@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
 import { findStorms, formatDuration, formatUtcMinute, STORM_DEFAULTS, type StormThresholds } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
-import { percent, shortPseudonym, table } from '../format.js';
-
-const SPARK = '▁▂▃▄▅▆▇█';
-
-/** A one-line sparkline of a series (for the storms table). */
-export function sparkline(values: readonly number[], width = 16): string {
-  if (values.length === 0) return '';
-  const step = Math.max(1, Math.ceil(values.length / width));
-  const buckets: number[] = [];
-  for (let i = 0; i < values.length; i += step) buckets.push(Math.max(...values.slice(i, i + step)));
-  const max = Math.max(...buckets);
-  return buckets.map((v) => (max === 0 ? SPARK[0] : SPARK[Math.min(SPARK.length - 1, Math.floor((v / max) * (SPARK.length - 1)))])).join('');
-}
+import { percent, shortPseudonym, sparkline, table } from '../format.js';
 
 function threshold(raw: unknown, name: string): number | undefined {
   if (raw === undefined) return undefined;
