@@ -32,3 +32,5 @@ export type { AuditLogger } from './logger.js';
 export { DEFAULT_DB_PATH, resolveDbPath } from './paths.js';
 export { ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX, issueKey, issueKeyText, isIssueKeyPrefix } from './issue-key.js';
 export type { IssueKeyFields } from './issue-key.js';
+export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from './labels.js';
+export type { ClientLabel } from './labels.js';

@@ -83,10 +83,15 @@ const PSEUDO_COLUMN = { client: 'client', subject: 'subject', idempotency: 'idem
 
 /** Shortest pseudonym prefix `client:` accepts as a prefix (the views display 8). */
 export const CLIENT_PREFIX_MIN = 6;
+/**
+ * Longest one: 12. An API key is longer, so without a key `client:<api key>` is still refused
+ * rather than read as a prefix that matches nothing.
+ */
+export const CLIENT_PREFIX_MAX = 12;
 
-/** Whether a value may be a displayed prefix of a pseudonym: 6–21 base64url characters. */
+/** Whether a value may be a displayed prefix of a pseudonym: 6–12 base64url characters. */
 export function looksLikePseudonymPrefix(value: string): boolean {
-  return value.length >= CLIENT_PREFIX_MIN && value.length < PSEUDONYM_LENGTH && /^[A-Za-z0-9_-]+$/.test(value);
+  return value.length >= CLIENT_PREFIX_MIN && value.length <= CLIENT_PREFIX_MAX && /^[A-Za-z0-9_-]+$/.test(value);
 }
 
 /** `column` starts with one of `prefixes`, as index-friendly ranges (`~` sorts after every base64url and hex character). */

@@ -33,3 +33,5 @@ export { listIssues, getIssue, ISSUE_DEFAULTS, ISSUE_SORTS } from './issues.js';
 export type { Issue, IssueList, IssueOptions, IssueSort, IssueState } from './issues.js';
 export { issueKey, issueKeyText, issueTitle, isIssueKeyPrefix, ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX } from './issue-key.js';
 export type { IssueKeyFields, IssueTitleFields } from './issue-key.js';
+export { CLIENT_DISPLAY_LENGTH, NO_CREDENTIAL, formatClient, listClients, loadClientLabels, resolveClient, shortClient as shortClientId } from './clients.js';
+export type { ClientLabel, ClientLabels, ClientRef, ClientSummary } from './clients.js';

@@ -18,3 +18,5 @@ export type { ForgetResult, PruneResult } from '../audit/maintenance.js';
 export { readHealth } from '../audit/health.js';
 export type { AuditHealthFile } from '../audit/health.js';
 export { DEFAULT_DB_PATH, resolveDbPath } from '../audit/paths.js';
+export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from '../audit/labels.js';
+export type { ClientLabel } from '../audit/labels.js';

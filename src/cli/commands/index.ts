@@ -1,4 +1,5 @@
 import type { CommandModule } from '../context.js';
+import { clientsCommand } from './clients.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { draftCommand } from './draft.js';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly CommandModule[] = [
   tailCommand,
   statsCommand,
   issuesCommand,
+  clientsCommand,
   stormsCommand,
   draftCommand,
   hashCommand,
