@@ -5,13 +5,13 @@
  * characters of its pseudonym — a prefix `client:` accepts as it is.
  */
 import type { ClientLabel } from '../audit/labels.js';
-import { CLIENT_PREFIX_MIN, looksLikePseudonym, looksLikePseudonymPrefix, type QueryPseudonymizer } from './compile.js';
+import { looksLikePseudonym, looksLikePseudonymPrefix, type QueryPseudonymizer } from './compile.js';
 import { prepared, type Db } from './rows.js';
 import type { TimeWindow } from './time.js';
 
 export type { ClientLabel } from '../audit/labels.js';
 
-/** Characters of a pseudonym the views show (≥ {@link CLIENT_PREFIX_MIN}, so `client:` takes it). */
+/** Characters of a pseudonym the views show (6–12, so `client:` takes it as a prefix). */
 export const CLIENT_DISPLAY_LENGTH = 8;
 /** How a call without a credential is shown. */
 export const NO_CREDENTIAL = '(no credential)';
@@ -103,7 +103,7 @@ function pseudonymsStartingWith(db: Db, prefix: string, now: number, limit: numb
 /**
  * What an operator means by `value` in `clients label <api key | pseudonym>`:
  * - a whole pseudonym (22 base64url characters) → that pseudonym;
- * - the start of exactly one known pseudonym (≥ {@link CLIENT_PREFIX_MIN} characters, as the views
+ * - the start of exactly one known pseudonym (6–12 characters, as the views
  *   show them) → that pseudonym; the start of several → `ambiguous`;
  * - else, with a key, the credential's pseudonym under the current key; without one, `unknown`.
  * Read-only.
