@@ -6,7 +6,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { AuditStoreError } from './errors.js';
 import type { Pseudonymizer } from './pseudonym.js';
-import { openAuditMaintenance } from './reader.js';
+import { openAuditMaintenance, openReadOnly } from './reader.js';
 
 /** Default retention: 90 days, in ms. */
 export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
@@ -72,6 +72,48 @@ export function pruneOlderThan(path: string, olderThanMs: number, now: number = 
     throw error instanceof AuditStoreError ? error : new AuditStoreError('unreadable', path, `prune failed: ${(error as Error).message}`, { cause: error });
   } finally {
     finish(db);
+  }
+}
+
+/** What {@link previewPrune} found: what `pruneOlderThan` with the same age would delete. */
+export interface PrunePreview extends PruneResult {
+  /** The cutoff: rows before this time (epoch ms) would go. */
+  cutoff: number;
+  /** Oldest and newest error that would go, epoch ms; null when none. */
+  oldestError: number | null;
+  newestError: number | null;
+  /** Errors that would stay. */
+  keptErrors: number;
+}
+
+/**
+ * What {@link pruneOlderThan} would delete, read on a read-only connection (a dry run writes
+ * nothing, not even a migration). Same arguments and errors as `pruneOlderThan`.
+ */
+export function previewPrune(path: string, olderThanMs: number, now: number = Date.now()): PrunePreview {
+  if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new RangeError(`Expected olderThanMs to be a number of milliseconds ≥ 0, got ${String(olderThanMs)}`);
+  }
+  const cutoff = now - olderThanMs;
+  const { db } = openReadOnly(path, true);
+  try {
+    const e = db.prepare('SELECT count(*) AS n, min(occurred_at) AS lo, max(occurred_at) AS hi FROM error_events WHERE occurred_at < ?').get(cutoff) as {
+      n: number;
+      lo: number | null;
+      hi: number | null;
+    };
+    const count = (sql: string): number => db.prepare(sql).pluck().get(cutoff) as number;
+    return {
+      cutoff,
+      errorEvents: e.n,
+      traffic: count('SELECT count(*) FROM traffic WHERE minute < ?'),
+      gaps: count('SELECT count(*) FROM audit_gaps WHERE ended_at < ?'),
+      oldestError: e.lo,
+      newestError: e.hi,
+      keptErrors: count('SELECT count(*) FROM error_events WHERE occurred_at >= ?'),
+    };
+  } finally {
+    db.close();
   }
 }
 

@@ -361,7 +361,7 @@ describe('hash, prune, forget', () => {
 
     it('prune deletes what is older than the duration', async () => {
       // now = 11:00Z; older than 30m → everything before 10:30Z goes (storm rows, 30 healthy, 42 rate rows, their traffic).
-      const r = await run(['prune', '--json', '--db', copy.path, '--older-than', '30m']);
+      const r = await run(['prune', '--json', '--db', copy.path, '--older-than', '30m', '--force']);
       expect(r.code).toBe(0);
       expect(JSON.parse(r.out)).toEqual({ older_than_ms: 1_800_000, deleted: { error_events: 80 + 42 + 30, traffic: 5 + 3 + 30, gaps: 0 } });
     });
