@@ -17,6 +17,8 @@ export {
   createPseudonymizer,
   loadPseudonymizer,
   normalizeSubject,
+  resolvePhoneRegion,
+  DEFAULT_PHONE_REGION,
 } from './pseudonym.js';
 export type { PseudonymKind, Pseudonymizer, PseudonymizerOptions } from './pseudonym.js';
 export { retryAfterFromDetails, sanitizeLegacyError, sanitizePointer } from './sanitize.js';

@@ -132,7 +132,8 @@ export interface ForgetResult {
 
 /**
  * Delete every error_events row of one subject: the raw email or phone is pseudonymised with
- * the current key (normalised the same way as when written) and rows with that `subject` go.
+ * the current key (normalised the same way as when written) and rows with that pseudonym in
+ * `subject` or `subject_alt` go.
  * Rows written under another key (`key_id`) cannot be matched: they are counted, with their key
  * ids, in `otherKeyRows` / `otherKeyIds` so the caller can say which key would be needed.
  * The raw value is never logged or stored.
@@ -145,14 +146,16 @@ export function forgetSubject(path: string, pseudonymizer: Pseudonymizer, emailO
   if (subject === null) throw new TypeError('Expected an email address or a phone number to forget');
   const db = openAuditMaintenance(path);
   try {
+    // A request that held an email and a phone keeps both pseudonyms (subject, subject_alt).
     const deleted = deleteInChunks(
       db,
-      'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? LIMIT ?)',
+      'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? OR subject_alt = ? LIMIT ?)',
+      subject,
       subject,
     );
     const others = db
       .prepare(
-        'SELECT key_id, count(*) AS n FROM error_events WHERE subject IS NOT NULL AND (key_id IS NULL OR key_id <> ?) GROUP BY key_id ORDER BY key_id',
+        'SELECT key_id, count(*) AS n FROM error_events WHERE (subject IS NOT NULL OR subject_alt IS NOT NULL) AND (key_id IS NULL OR key_id <> ?) GROUP BY key_id ORDER BY key_id',
       )
       .all(pseudonymizer.keyId) as { key_id: string | null; n: number }[];
     return {

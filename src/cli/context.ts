@@ -171,6 +171,7 @@ export class CommandContext {
       return loadPseudonymizer({ dbPath: this.dbPath(cmd), env: this.io.env, keyFile: g.keyFile, create: false, logger: this.lineLogger() });
     } catch (error) {
       if (!required && error instanceof PseudonymKeyError && error.kind === 'missing') return null;
+      if (error instanceof RangeError) throw new CliError(`AAP_TRIAGE_PHONE_REGION '${this.io.env['AAP_TRIAGE_PHONE_REGION'] ?? ''}' is not a region`, 'use a two-letter country code such as GB or US', EXIT.ENV);
       throw toCliError(error);
     }
   }
