@@ -1,7 +1,7 @@
 // The command-line points of issue #17, one describe per defect or feature: issues, clients
 // and labels, quoted queries, snake_case JSON, drafts, erasure, prune safety, doctor, CLI
 // conventions. In-process runs of `main` over a seeded store (test/triage/seed.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,7 +9,8 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEvent } from '../../src/protocol/error-event.js';
 import { main } from '../../src/cli/index.js';
-import { createPseudonymizer } from '../../src/audit/index.js';
+import { createPseudonymizer, openAuditSink } from '../../src/audit/index.js';
+import { makeEvent } from '../audit/helpers.js';
 import { createStore, event, HEALTHY_CLIENT, insertEvents, RATE_CLIENT, seededStore, SEED_COUNTS, STORM_CLIENT, T0 } from '../triage/seed.js';
 
 const SECRET = 'test-secret-0123456789abcdef';
@@ -317,5 +318,40 @@ describe('drafts', () => {
     const two = await run(['draft', '--storm', id, '--format', 'eml', '--to', 'a@example.com', '--to', 'B <b@example.com>']);
     const m2 = await simpleParser(two.out);
     expect(m2.to && !Array.isArray(m2.to) ? m2.to.value.map((v) => v.address) : []).toEqual(['a@example.com', 'b@example.com']);
+  });
+});
+
+describe('doctor with two writing services', () => {
+  it('shows one named health line per service and process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aap-doctor-'));
+    const path = join(dir, 'audit.db');
+    try {
+      for (const service of ['dealer-aap', 'dealer-dmc12']) {
+        const sink = openAuditSink({ path, service, logger: { info() {}, warn() {}, error() {} }, handleSignals: false });
+        sink.write(makeEvent(service.length, { service }));
+        await sink.close();
+      }
+      // A third writer that has gone away degraded (its process no longer exists).
+      writeFileSync(
+        `${path}.health.dealer-old.999999.json`,
+        JSON.stringify({ state: 'degraded', reason: 'disk full', written: 3, dropped: 1, failed: 0, queueSize: 0, path, service: 'dealer-old', pid: 999999, updatedAt: NOW }),
+        { mode: 0o600 },
+      );
+      const r = await run(['doctor', '--db', path], { AAP_TRIAGE_KEY: SECRET });
+      expect(r.code).toBe(0);
+      const writers = r.out.split('\n').filter((l) => / writer /.test(l));
+      expect(writers).toHaveLength(3);
+      expect(writers).toContainEqual(expect.stringMatching(new RegExp(`^OK +writer dealer-aap pid ${process.pid} ok \\(running, written 1, dropped 0, failed 0, at `)));
+      expect(writers).toContainEqual(expect.stringMatching(new RegExp(`^OK +writer dealer-dmc12 pid ${process.pid} ok \\(running, written 1, `)));
+      expect(writers).toContainEqual(expect.stringMatching(/^WARN +writer dealer-old pid 999999 degraded: disk full \(no longer running, written 3, dropped 1, /));
+      const j = JSON.parse((await run(['doctor', '--json', '--db', path], { AAP_TRIAGE_KEY: SECRET })).out) as { check: string }[];
+      expect(j.filter((c) => c.check.startsWith('writer ')).map((c) => c.check).sort()).toEqual([
+        `writer dealer-aap pid ${process.pid}`,
+        `writer dealer-dmc12 pid ${process.pid}`,
+        'writer dealer-old pid 999999',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
