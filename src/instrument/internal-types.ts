@@ -30,7 +30,8 @@ import type { RetryTracker } from './retry-tracker.js';
 import type { SafeCaller } from './safe-call.js';
 import type { TrafficCounter } from './traffic.js';
 import type { Pseudonymizer } from '../audit/pseudonym.js';
-import type { AapForm } from './types.js';
+import type { EndpointForms } from './endpoint-forms.js';
+import type { ErrorIdMemory } from './error-id-memory.js';
 
 /** The state one `createTriage` call shares with every exchange it observes. */
 export interface TriageCore {
@@ -52,7 +53,10 @@ export interface TriageCore {
   traffic: TrafficCounter;
   knownMethods: ReadonlySet<string>;
   knownSkills: ReadonlySet<string>;
-  aapForm: AapForm;
+  /** Recent wire error_ids, to keep a row for each error of a dealer that reuses one. */
+  errorIds: ErrorIdMemory;
+  /** The AAP error form of each endpoint (option, agent card). */
+  forms: EndpointForms;
   maxBodyBytes: number;
   credential: (req: IncomingMessage) => string | null | undefined;
   requiredExtensionUri: string | null;

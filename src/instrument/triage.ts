@@ -11,11 +11,14 @@ import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } 
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
 import { ExchangeErrors, bindToTrace, enterErrors, installAapErrorHook, runWithErrors } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
+import { EndpointForms } from './endpoint-forms.js';
+import { ErrorIdMemory } from './error-id-memory.js';
 import type { TriageCore } from './internal-types.js';
 import { startMetricsExportFromEnv } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
 import { createInstruments } from './metrics.js';
-import { observeExchange } from './observer.js';
+import { isObservedBy, observeExchange } from './observer.js';
+import { createErrorHandler } from './express.js';
 import { DEFAULTS, DEFAULT_KNOWN_METHODS, DEFAULT_KNOWN_SKILLS, checkOptions, defaultCredential } from './options.js';
 import { RetryTracker } from './retry-tracker.js';
 import { SafeCaller } from './safe-call.js';
@@ -106,7 +109,8 @@ export function createTriage(options?: TriageOptions): Triage {
     traffic,
     knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
     knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
-    aapForm: o.aapForm ?? DEFAULTS.aapForm,
+    errorIds: new ErrorIdMemory(),
+    forms: new EndpointForms(o.aapForm ?? DEFAULTS.aapForm, o.requiredExtensionUri ?? null, o.agentCard),
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     credential: o.credential ?? defaultCredential,
     requiredExtensionUri: o.requiredExtensionUri ?? null,
@@ -148,6 +152,15 @@ export function createTriage(options?: TriageOptions): Triage {
         if (errors && errors.traceId === null) runWithErrors(errors, () => next());
         else next();
       };
+    },
+    errorHandler() {
+      return createErrorHandler((req, res) => {
+        try {
+          if (!isObservedBy(core, res)) observe(req, res, false);
+        } catch (err) {
+          safe.fail('observer', err);
+        }
+      });
     },
     wrap<L extends RequestListener>(listener: L): L {
       const wrapped = function (this: unknown, req: IncomingMessage, res: ServerResponse) {
