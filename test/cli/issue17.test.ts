@@ -355,3 +355,28 @@ describe('doctor with two writing services', () => {
     }
   });
 });
+
+describe('upgrading a store from before issues', () => {
+  it('doctor --migrate keys the older rows into issues', async () => {
+    const copy = seededStore();
+    try {
+      const db = new Database(copy.path);
+      // As schema version 2 left it: what migration 3 adds, taken away.
+      db.exec(`DROP INDEX error_events_issue_time; DROP TRIGGER error_events_issue_hours_insert; DROP TRIGGER error_events_issue_hours_delete;
+        DROP TABLE issue_hours; DROP TABLE client_labels;
+        ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
+      db.pragma('user_version = 2');
+      db.close();
+      const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
+      expect(m.out).toMatch(/^migrated schema from version 2 to 3$/m);
+      const list = JSON.parse((await run(['issues', '--json', '--db', copy.path, '--since', '2026-11-30T00:00:00Z', '--until', '2026-11-30T12:00:00Z'])).out) as {
+        source: string;
+        issues: { count: number }[];
+      };
+      expect(list.source).toBe('summary');
+      expect(list.issues.reduce((a, i) => a + i.count, 0)).toBe(SEED_COUNTS.total);
+    } finally {
+      copy.cleanup();
+    }
+  });
+});
