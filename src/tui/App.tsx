@@ -6,7 +6,7 @@ import { PromptBar } from './components/PromptBar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TABS, TitleBar } from './components/TitleBar.js';
 import { useDraft } from './hooks/use-draft.js';
-import { useFollowSelection } from './hooks/use-follow-selection.js';
+import { useClampSelection, useFollowSelection } from './hooks/use-follow-selection.js';
 import { useKeys } from './hooks/use-keys.js';
 import { useRefresh } from './hooks/use-refresh.js';
 import { useSyncState } from './hooks/use-sync-state.js';
@@ -64,6 +64,11 @@ const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
 const TERMINAL_SCAN = 500;
 /** A window longer than this (one day, ms) shows the date in the time column. */
 const SHOW_DATE_AFTER_MS = 86_400_000;
+
+/** The text minus its last word and the spaces after it (readline's Ctrl+W). */
+export function deleteWordBefore(text: string): string {
+  return text.replace(/\S*\s*$/, '');
+}
 
 /**
  * The terminal UI: one screen with the Errors, Detail, Storms, Draft and Help views, a status
@@ -123,7 +128,10 @@ export function App(props: AppProps) {
     if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
     try {
       const started = performance.now();
-      const p = source.search(query, resolved, errLayout.rows, errTop);
+      let p = source.search(query, resolved, errLayout.rows, errTop);
+      // The row set shrank under the shown slice (a narrower window, a refresh after a prune):
+      // show its last page rather than an empty list; the effect below moves top and cursor there.
+      if (p.rows.length === 0 && p.total > 0 && errTop > 0) p = source.search(query, resolved, errLayout.rows, Math.max(0, p.total - errLayout.rows));
       const h = errLayout.chart > 0 ? source.histogram(query, resolved) : [];
       queryCost.current = performance.now() - started;
       lastPage.current = p;
@@ -165,6 +173,7 @@ export function App(props: AppProps) {
   const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
 
   useFollowSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
+  useClampSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
 
   // ---- helpers ----
   const total = page.total;
@@ -301,6 +310,8 @@ export function App(props: AppProps) {
 
   // ---- keys ----
   useKeys((ch, key) => {
+    // ink exits on a Ctrl+C that arrives alone; one inside a chunk of keys reaches us.
+    if (key.ctrl && ch === 'c') return app.exit();
     const mode = modeRef.current;
     if (mode !== 'normal') {
       if (key.escape) {
@@ -311,6 +322,7 @@ export function App(props: AppProps) {
       if (key.return) return submit(mode, inputRef.current);
       if (key.backspace || key.delete) return setInput((s) => [...s].slice(0, -1).join(''));
       if (key.ctrl && ch === 'u') return setInput('');
+      if (key.ctrl && ch === 'w') return setInput((s) => deleteWordBefore(s));
       if (ch && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) setInput((s) => s + ch);
       return;
     }

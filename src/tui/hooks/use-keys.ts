@@ -28,14 +28,25 @@ const PLAIN: Key = {
 const NO_COMMIT_MS = 200;
 
 const isPrintable = ([input, key]: [string, Key]): boolean =>
-  input.length > 0 && !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.escape;
+  input.length > 0 &&
+  !/[\u0000-\u001f\u007f-\u009f]/.test(input) && !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.escape;
 
-/** The keys of a multi-character chunk, each as ink would have reported it alone. */
+/**
+ * The keys of a multi-character chunk without escape sequences (ink already cuts those out of a
+ * chunk into events of their own), each as ink would have reported it alone: Enter, Tab and
+ * Backspace by name, any other C0 control character as Ctrl+letter (`\x15` is Ctrl+U, `\x17`
+ * Ctrl+W), so a control key that arrived with other keys never becomes text.
+ */
 export function splitChunk(input: string): [string, Key][] {
   return Array.from(input, (c): [string, Key] => {
     if (c === '\r' || c === '\n') return ['', { ...PLAIN, return: true }];
     if (c === '\t') return ['', { ...PLAIN, tab: true }];
     if (c === '\u007f' || c === '\b') return ['', { ...PLAIN, backspace: true }];
+    const code = c.codePointAt(0) ?? 0;
+    // Ctrl+A..Ctrl+Z are 0x01..0x1a; ink names them by their letter with ctrl set.
+    if (code >= 0x01 && code <= 0x1a) return [String.fromCharCode(code + 0x60), { ...PLAIN, ctrl: true }];
+    // Any other control character (NUL, 0x1c..0x1f, C1) is no key at all.
+    if (code < 0x20 || (code >= 0x80 && code < 0xa0)) return ['', { ...PLAIN }];
     return [c, { ...PLAIN, shift: /[A-Z]/.test(c) }];
   });
 }
@@ -85,7 +96,9 @@ export function useKeys(handler: (input: string, key: Key) => void, isTyping: ()
   useEffect(() => () => clearTimeout(timer.current), []);
   const stable = useCallback(
     (input: string, key: Key) => {
-      const chunk = input.length > 1 && !key.ctrl && !key.meta && !input.includes('\u001b');
+      // A chunk of several keys, or a lone control character ink did not name (ink reports
+      // Ctrl+letter itself only when it arrives alone).
+      const chunk = (input.length > 1 || /[\u0000-\u001f\u007f-\u009f]/.test(input)) && !key.ctrl && !key.meta && !input.includes('\u001b');
       const keys = chunk ? splitChunk(input) : [[input, key] as [string, Key]];
       queue.current.push(...keys);
       if (!waiting.current) drain();
