@@ -11,16 +11,17 @@ import { useKeys } from './hooks/use-keys.js';
 import { useRefresh } from './hooks/use-refresh.js';
 import { useSyncState } from './hooks/use-sync-state.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
-import { keyToCommand } from './keys.js';
+import { useHighWater } from './hooks/use-high-water.js';
+import { keyToCommand, SORT_KEYS } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
-import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, StormView, WindowSpec } from './types.js';
+import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, StormView, WindowSpec } from './types.js';
 import { clipboardEscape } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
 import { DetailView, detailLines } from './views/DetailView.js';
 import { DraftView, draftLines } from './views/DraftView.js';
-import { ErrorsView, errorsLayout } from './views/ErrorsView.js';
+import { codeWidthFor, ErrorsView, errorsLayout } from './views/ErrorsView.js';
 import { HelpView } from './views/HelpView.js';
 import { StormsView, stormsLayout } from './views/StormsView.js';
 
@@ -59,6 +60,8 @@ interface StackEntry {
 type Message = { text: string; kind: 'ok' | 'problem' | 'info' } | null;
 
 const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
+/** The Errors view's order before any sort key: newest first. */
+const DEFAULT_SORT: ErrorSort = { by: 'time', descending: true };
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
@@ -105,6 +108,7 @@ export function App(props: AppProps) {
   const [stormNonce, setStormNonce] = useState(0);
   const [written, setWritten] = useState<string | null>(null);
   const [marks, setMarks] = useState<ReadonlySet<string>>(new Set());
+  const [sort, setSort] = useState<ErrorSort | undefined>(undefined);
   const [message, setMessage] = useState<Message>(null);
 
   const view = stack[stack.length - 1]?.view ?? 'errors';
@@ -128,10 +132,10 @@ export function App(props: AppProps) {
     if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
     try {
       const started = performance.now();
-      let p = source.search(query, resolved, errLayout.rows, errTop);
+      let p = source.search(query, resolved, errLayout.rows, errTop, sort);
       // The row set shrank under the shown slice (a narrower window, a refresh after a prune):
       // show its last page rather than an empty list; the effect below moves top and cursor there.
-      if (p.rows.length === 0 && p.total > 0 && errTop > 0) p = source.search(query, resolved, errLayout.rows, Math.max(0, p.total - errLayout.rows));
+      if (p.rows.length === 0 && p.total > 0 && errTop > 0) p = source.search(query, resolved, errLayout.rows, Math.max(0, p.total - errLayout.rows), sort);
       const h = errLayout.chart > 0 ? source.histogram(query, resolved) : [];
       queryCost.current = performance.now() - started;
       lastPage.current = p;
@@ -140,7 +144,9 @@ export function App(props: AppProps) {
       return { page: lastPage.current, histogram: [], queryError: (err as Error).message };
     }
     // refresh.tick re-reads the store.
-  }, [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, refresh.tick]);
+  }, [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, sort, refresh.tick]);
+  // The code column only grows while the filter, window and order stay: it does not jump as the operator scrolls.
+  const codeWidth = useHighWater(codeWidthFor(page.rows), `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`);
 
   const storms = useMemo<StormView[]>(() => {
     if (view !== 'storms') return [];
@@ -249,7 +255,7 @@ export function App(props: AppProps) {
     const from = dir === 1 ? errCursor + 1 : Math.max(0, errCursor - TERMINAL_SCAN);
     const count = dir === 1 ? TERMINAL_SCAN : errCursor - from;
     if (count <= 0) return say('no earlier retryable=false error', 'info');
-    const chunk = source.search(query, resolved, count, from);
+    const chunk = source.search(query, resolved, count, from, sort);
     const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
     const idx = list.findIndex((r) => r.retryable === false);
     if (idx < 0) return say(`no retryable=false error in the ${dir === 1 ? 'next' : 'previous'} ${count} rows`, 'info');
@@ -447,6 +453,17 @@ export function App(props: AppProps) {
           return copy('error_id', selectedRow?.error_id);
         case 'copyTraceId':
           return copy('trace_id', selectedRow?.trace_id);
+        case 'sort': {
+          const by = SORT_KEYS[ch]?.by ?? 'time';
+          const current = sort ?? DEFAULT_SORT;
+          // The sorted column again reverses; a new column starts newest (time), largest (attempt), else A first.
+          const next: ErrorSort = current.by === by ? { by, descending: !current.descending } : { by, descending: by === 'time' || by === 'attempt' };
+          setSort(next.by === DEFAULT_SORT.by && next.descending === DEFAULT_SORT.descending ? undefined : next);
+          say(`sorted by ${SORT_KEYS[ch]?.column ?? by} ${next.descending ? '↓' : '↑'}`);
+          setErrCursor(0);
+          setErrTop(0);
+          return;
+        }
         default:
           return;
       }
@@ -526,6 +543,8 @@ export function App(props: AppProps) {
           queryError={mode === 'filter' ? inputError : queryError}
           scope={scope}
           showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
+          codeWidth={codeWidth}
+          sort={sort}
           width={width}
           height={bodyHeight}
         />

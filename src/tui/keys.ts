@@ -1,4 +1,5 @@
 import type { Key } from 'ink';
+import type { ErrorSortKey } from './types.js';
 
 /**
  * What a key press means in normal mode (not while typing a filter or a command). Pure: the
@@ -26,7 +27,23 @@ export type KeyCommand =
   | 'nextTerminal'
   | 'prevTerminal'
   | 'copyErrorId'
-  | 'copyTraceId';
+  | 'copyTraceId'
+  | 'sort';
+
+/**
+ * The sort keys of the Errors view, one per column (k9s style: Shift + a letter of the column);
+ * pressing the key of the sorted column again reverses the order. The footer, the help screen
+ * and docs/tui.md list them from here.
+ */
+export const SORT_KEYS: Readonly<Record<string, { readonly by: ErrorSortKey; readonly column: string }>> = {
+  T: { by: 'time', column: 'time' },
+  C: { by: 'code', column: 'code' },
+  R: { by: 'retryable', column: 'retry' },
+  S: { by: 'skill', column: 'skill' },
+  P: { by: 'protocol', column: 'proto' },
+  L: { by: 'client', column: 'client' },
+  A: { by: 'attempt', column: 'att' },
+};
 
 const BY_CHAR: Readonly<Record<string, KeyCommand>> = {
   '?': 'help',
@@ -60,5 +77,6 @@ export function keyToCommand(input: string, key: Key): KeyCommand | null {
   if (key.home) return 'first';
   if (key.end) return 'last';
   if (key.ctrl || key.meta) return null;
+  if (Object.hasOwn(SORT_KEYS, input)) return 'sort';
   return BY_CHAR[input] ?? null;
 }

@@ -1,3 +1,4 @@
+import type { ErrorSort } from '../triage/search.js';
 import type {
   DraftDoc,
   DraftTarget,
@@ -24,8 +25,8 @@ export interface TuiSource {
    * terms in `query` the way the command line does.
    */
   resolveWindow(spec: WindowSpec, query: string, now: number): ResolvedWindow;
-  /** Newest first; `limit` rows from `offset`; `total` over all pages. */
-  search(query: string, window: ResolvedWindow, limit: number, offset: number): ErrorPage;
+  /** Newest first unless `sort` says otherwise; `limit` rows from `offset`; `total` over all pages. */
+  search(query: string, window: ResolvedWindow, limit: number, offset: number, sort?: ErrorSort): ErrorPage;
   /** Per-minute buckets over the window, oldest first, every minute present (zeros included). */
   histogram(query: string, window: ResolvedWindow): HistogramBucket[];
   /** Null when the id is not in the store. */

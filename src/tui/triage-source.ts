@@ -90,9 +90,9 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         until: q.until ? resolveTimeSpec(q.until, now) : base.until,
       };
     },
-    search(query, window, limit, offset) {
+    search(query, window, limit, offset, sort) {
       try {
-        const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer });
+        const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer, ...(sort ? { sort } : {}) });
         return { rows: r.rows.map(toRowView), total: r.total, offset: r.offset };
       } catch (err) {
         return asQueryError(err);

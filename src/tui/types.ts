@@ -21,6 +21,8 @@ export interface ErrorRowView {
   readonly trace_id: string | null;
 }
 
+export type { ErrorSort, ErrorSortKey } from '../triage/search.js';
+
 /** A page of search results. */
 export interface ErrorPage {
   readonly rows: readonly ErrorRowView[];

@@ -186,7 +186,9 @@ describe('Errors view', () => {
     for (let t = 0; t < 3000 && !ui.frame().includes(`of ${s.facts.total + 2}`); t += 50) await settle(50);
     await settle(100);
     expect(ui.frame()).toContain(`of ${s.facts.total + 2}`);
-    expect(tableRows(ui.frame()).find((r) => r.startsWith('›'))).toBe(before);
+    // The same row (the code column may have grown for the new, longer code, leaving less of the id).
+    const words = (r: string | undefined) => (r ?? '').split(/\s+/).map((w) => (w.startsWith('…') ? w.slice(-16) : w));
+    expect(words(tableRows(ui.frame()).find((r) => r.startsWith('›')))).toEqual(words(before));
     expect(ui.frame()).toContain(`rows 3–`);
     ui.close();
   });

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { SORT_KEYS } from '../keys.js';
 import { theme } from '../theme.js';
 import { fit } from '../utils/cells.js';
 import { FLAG_LEGEND } from '../utils/format.js';
@@ -10,8 +11,7 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   [':', 'command: :errors :storms :draft :since 1h :until <time> :format md :w <path> :q'],
   ['Esc', 'back (closes help, detail, drill-down, clears marks on Errors)'],
   ['q', 'quit'],
-  ['j k ↓ ↑', 'move'],
-  ['g G PgUp PgDn', 'first / last, page up / down'],
+  ['j k ↓ ↑ g G', 'move; first / last (PgUp PgDn: a page)'],
   ['Enter', 'open: error detail (Errors), the storm’s errors (Storms)'],
   ['Tab', 'next view: errors → storms → draft'],
   ['space', 'mark / unmark the error'],
@@ -21,6 +21,12 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['r', 'refresh now (it also refreshes every 2 s)'],
   ['e E', 'next / previous retryable=false error'],
   ['y Y', 'copy error_id / trace_id (OSC 52 clipboard; also shown)'],
+  [
+    Object.keys(SORT_KEYS).join(' '),
+    `sort Errors by ${Object.values(SORT_KEYS)
+      .map((k) => k.column)
+      .join(', ')} (again: reverse)`,
+  ],
 ];
 
 const KEY_WIDTH = Math.max(...KEY_HELP.map(([k]) => k.length));
@@ -28,7 +34,7 @@ const KEY_WIDTH = Math.max(...KEY_HELP.map(([k]) => k.length));
 /**
  * The `?` screen: the keys, then each retry-flag abbreviation in words (a flag is about the
  * answer before the retry, which the bare abbreviation on a retryable row does not say) and the
- * histogram glyphs. Sixteen key lines and four legend lines: all of it fits an 80 × 24 terminal.
+ * histogram glyphs. Sixteen key lines and four legend lines: the 20-line body of an 80 × 24 terminal.
  */
 export function HelpView({ width, height }: { readonly width: number; readonly height: number }) {
   const abbrevWidth = Math.max(...FLAG_LEGEND.map(([a]) => a.length));
