@@ -179,7 +179,7 @@ export function App(props: AppProps) {
   const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
 
   useFollowSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
-  useClampSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
+  useClampSelection(page, errCursor, errTop, view === 'errors', setErrCursor, setErrTop);
 
   // ---- helpers ----
   const total = page.total;

@@ -39,6 +39,7 @@ export function useFollowSelection(
 export function useClampSelection(
   page: ErrorPage,
   cursor: number,
+  top: number,
   active: boolean,
   setCursor: Dispatch<SetStateAction<number>>,
   setTop: Dispatch<SetStateAction<number>>,
@@ -46,9 +47,11 @@ export function useClampSelection(
   useEffect(() => {
     if (!active) return;
     const next = clampedSelection(page, cursor);
-    setTop((t) => (t === next.top ? t : next.top));
+    // Only a page that is not where `top` asked (it was re-read at the end) or a cursor off it;
+    // otherwise leave both to the operator and to useFollowSelection.
+    if (next.top !== top) setTop(next.top);
     if (next.cursor !== cursor) setCursor(next.cursor);
-  }, [page, cursor, active, setCursor, setTop]);
+  }, [page, cursor, top, active, setCursor, setTop]);
 }
 
 /**
