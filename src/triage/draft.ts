@@ -8,6 +8,7 @@ import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
 import { findStormById, stormWhere, type StormEpisode } from './storms.js';
 import { summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
 import type { TimeWindow } from './time.js';
+import { traceLink } from './trace-link.js';
 
 /** What a draft is about: a storm episode, the errors a query finds, or listed error ids. */
 export type DraftSource =
@@ -20,6 +21,8 @@ export interface DraftOptions extends QueryOptions {
   /** When the next update is promised, minutes after `now`. Default 60. */
   nextUpdateMinutes?: number;
   thresholds?: Partial<StormThresholds>;
+  /** Trace-link template (`AAP_TRIAGE_TRACE_URL`, see trace-link.ts); the evidence then links each trace. Default none. */
+  traceUrl?: string | null;
 }
 
 /** Per code: what the client did and what the spec says it should do (DESIGN §7). */
@@ -65,6 +68,8 @@ export interface IncidentFacts {
   nextUpdateAt: number;
   attemptCap: number;
   clientBudget: number;
+  /** Trace-link template the evidence links with; null for none. */
+  traceUrl: string | null;
 }
 
 /** An incident draft in both text forms. */
@@ -225,6 +230,7 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
     requestedAction: requestedActions(summary, retryRatio, th),
     generatedAt: now,
     nextUpdateAt: now + (options.nextUpdateMinutes ?? 60) * 60_000,
+    traceUrl: options.traceUrl ?? null,
     attemptCap: th.attemptCap,
     clientBudget: th.clientBudget,
   };
@@ -298,10 +304,13 @@ export function incidentDocument(f: IncidentFacts): IncidentDocument {
         blocks: [
           {
             kind: 'lines',
-            lines: f.summary.samples.map(
-              (s) =>
+            lines: f.summary.samples.flatMap((s) => {
+              const link = traceLink(f.traceUrl, s.trace_id);
+              return [
                 `${s.error_id}  trace_id=${s.trace_id ?? '-'}${s.upstream_trace_id ? `  upstream_trace_id=${s.upstream_trace_id}` : ''}  ${utc(s.occurred_at)}  ${s.code}  attempt ${s.attempt}`,
-            ),
+                ...(link ? [`  trace: ${link}`] : []),
+              ];
+            }),
           },
         ],
       },
@@ -343,7 +352,9 @@ export function renderIncidentMarkdown(f: IncidentFacts): string {
   for (const c of f.summary.codes) out.push(`| \`${c.code}\` | ${c.protocol} | ${String(c.retryable)} | ${c.count} | ${c.retries} | ${c.maxAttempt} |`);
   out.push('', '## Evidence', '', '| error_id | trace_id | upstream_trace_id | time (UTC) | code | attempt |', '|---|---|---|---|---|---:|');
   for (const s of f.summary.samples) {
-    out.push(`| \`${s.error_id}\` | \`${s.trace_id ?? '-'}\` | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
+    const link = traceLink(f.traceUrl, s.trace_id);
+    const trace = link ? `[\`${s.trace_id ?? ''}\`](${link})` : `\`${s.trace_id ?? '-'}\``;
+    out.push(`| \`${s.error_id}\` | ${trace} | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
   }
   out.push('', '## What the client did, and what the spec says it should do', '');
   for (const g of f.guidance) {

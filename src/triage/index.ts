@@ -28,4 +28,5 @@ export { buildIncident, draftIncident, renderIncidentText, renderIncidentMarkdow
 export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuidance } from './draft.js';
 export { buildIncidentEml } from '../incident/index.js';
 export { dbPathProblem } from './db-path.js';
+export { traceLink, traceUrlProblem, TRACE_URL_ENV, TRACE_ID_PLACEHOLDER } from './trace-link.js';
 export type { EmlOptions } from '../incident/index.js';

@@ -16,7 +16,7 @@ import { keyToCommand, SORT_KEYS } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
 import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, StormView, WindowSpec } from './types.js';
-import { clipboardEscape } from './utils/clipboard.js';
+import { copyMessage, copyText } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
 import { DetailView, detailLines } from './views/DetailView.js';
@@ -49,6 +49,8 @@ export interface AppProps {
   readonly terminal?: NodeJS.WriteStream;
   /** Clock, epoch milliseconds. @default Date.now */
   readonly clock?: () => number;
+  /** Environment the copy keys read (`DISPLAY`, `WAYLAND_DISPLAY` for a clipboard tool). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 interface StackEntry {
@@ -202,8 +204,8 @@ export function App(props: AppProps) {
   const say = (text: string, kind: 'ok' | 'problem' | 'info' = 'info') => setMessage({ text, kind });
   const copy = (label: string, value: string | null | undefined) => {
     if (!value) return say(`no ${label} to copy`, 'problem');
-    stdout.write(clipboardEscape(value));
-    say(`copied ${label} ${value}`, 'ok');
+    const m = copyMessage(label, value, copyText(value, { stdout: props.terminal ?? stdout, env: props.env ?? process.env }));
+    say(m.text, m.kind);
   };
   const applyFilter = (q: string) => {
     setQuery(q);

@@ -13,6 +13,7 @@ import { TuiQueryError } from './source.js';
 import type { ErrorDetailView, ErrorRowView, ResolvedWindow, WindowSpec } from './types.js';
 import { formatTime } from './utils/format.js';
 import { stormParts } from './triage-storms.js';
+import { traceLink } from '../triage/trace-link.js';
 
 /** Options of `createTriageSource`. */
 export interface TriageSourceOptions {
@@ -22,6 +23,11 @@ export interface TriageSourceOptions {
   readonly from?: string;
   /** To address(es) of `.eml` drafts. @default DEFAULT_MAIL.to */
   readonly to?: string | string[];
+  /**
+   * Trace-link template with `{trace_id}` (`AAP_TRIAGE_TRACE_URL`), already checked with
+   * `traceUrlProblem`; the Detail view and drafts then link each trace. @default null
+   */
+  readonly traceUrl?: string | null;
 }
 
 /** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
@@ -62,6 +68,7 @@ function asQueryError(err: unknown): never {
  */
 export function createTriageSource(db: Db, options: TriageSourceOptions = {}): TuiSource {
   const pseudonymizer = options.pseudonymizer ?? null;
+  const traceUrl = options.traceUrl ?? null;
   const mail = { from: options.from ?? DEFAULT_MAIL.from, to: options.to ?? DEFAULT_MAIL.to };
   const storms = stormParts(db);
   return {
@@ -117,6 +124,9 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         specSection: d.codeInfo?.specSection ?? null,
         sameTrace: d.sameTrace.map(toRowView),
         sameFingerprint: d.sameFingerprint.map(toRowView),
+        sameFingerprintCount: d.sameFingerprintCount,
+        fingerprintWindowMs: d.fingerprintWindowMs,
+        traceUrl: traceLink(traceUrl, d.error.trace_id),
       };
     },
     gaps(window) {
@@ -139,7 +149,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             ? { kind: 'errors', ids: target.ids }
             : { kind: 'query', query: target.query, window };
       try {
-        const d = draftIncident(db, source, { now, pseudonymizer });
+        const d = draftIncident(db, source, { now, pseudonymizer, traceUrl });
         return d ? { subject: d.subject, text: d.text, markdown: d.markdown } : null;
       } catch (err) {
         return asQueryError(err);

@@ -74,8 +74,14 @@ export interface ErrorDetailView {
   readonly specSection: string | null;
   /** Same trace id / upstream trace id. */
   readonly sameTrace: readonly ErrorRowView[];
-  /** Same fingerprint (the same call retried). */
+  /** Same fingerprint (the same call retried): the nearest before and after this error, oldest first. */
   readonly sameFingerprint: readonly ErrorRowView[];
+  /** All errors of the same client and fingerprint within ±`fingerprintWindowMs` (not just those shown). */
+  readonly sameFingerprintCount: number;
+  /** Milliseconds either side of this error that `sameFingerprintCount` covers. */
+  readonly fingerprintWindowMs: number;
+  /** A link to this error's trace (`AAP_TRIAGE_TRACE_URL` with its trace_id), or null. */
+  readonly traceUrl: string | null;
 }
 
 /** What an incident draft is about. */

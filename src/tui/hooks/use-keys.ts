@@ -27,9 +27,12 @@ const PLAIN: Key = {
 /** Milliseconds to wait for a commit before handing over the next key of a chunk (keys that change nothing cause none). */
 const NO_COMMIT_MS = 200;
 
+/** Whether `text` holds a C0 or C1 control character (or DEL): such a key is never text. */
+const hasControl = (text: string): boolean => Array.from(text).some((c) => (c.codePointAt(0) ?? 0) < 0x20 || ((c.codePointAt(0) ?? 0) >= 0x7f && (c.codePointAt(0) ?? 0) < 0xa0));
+
 const isPrintable = ([input, key]: [string, Key]): boolean =>
   input.length > 0 &&
-  !/[\u0000-\u001f\u007f-\u009f]/.test(input) && !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.escape;
+  !hasControl(input) && !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.escape;
 
 /**
  * The keys of a multi-character chunk without escape sequences (ink already cuts those out of a
@@ -98,7 +101,7 @@ export function useKeys(handler: (input: string, key: Key) => void, isTyping: ()
     (input: string, key: Key) => {
       // A chunk of several keys, or a lone control character ink did not name (ink reports
       // Ctrl+letter itself only when it arrives alone).
-      const chunk = (input.length > 1 || /[\u0000-\u001f\u007f-\u009f]/.test(input)) && !key.ctrl && !key.meta && !input.includes('\u001b');
+      const chunk = (input.length > 1 || hasControl(input)) && !key.ctrl && !key.meta && !input.includes('\u001b');
       const keys = chunk ? splitChunk(input) : [[input, key] as [string, Key]];
       queue.current.push(...keys);
       if (!waiting.current) drain();
