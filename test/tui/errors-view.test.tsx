@@ -86,6 +86,16 @@ describe('Errors view', () => {
     ui.close();
   });
 
+  it('moves once per key when twenty keys arrive in one chunk, each seeing the state the previous one left', async () => {
+    const ui = renderApp(s, { columns: 120, rows: 50 });
+    await settle();
+    await ui.press('j'.repeat(20));
+    expect(tableRows(ui.frame()).findIndex((r) => r.startsWith('›'))).toBe(20);
+    await ui.press('k'.repeat(5) + 'j');
+    expect(tableRows(ui.frame()).findIndex((r) => r.startsWith('›'))).toBe(16);
+    ui.close();
+  });
+
   it('jumps to the next and previous retryable=false error with e and E', async () => {
     const ui = renderApp(s, { rows: 40 });
     await settle();
