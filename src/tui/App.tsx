@@ -6,7 +6,7 @@ import { PromptBar } from './components/PromptBar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TABS, TitleBar } from './components/TitleBar.js';
 import { useDraft } from './hooks/use-draft.js';
-import { useClampSelection, useFollowSelection } from './hooks/use-follow-selection.js';
+import { clampedSelection, useClampSelection, useFollowSelection } from './hooks/use-follow-selection.js';
 import { useKeys } from './hooks/use-keys.js';
 import { useRefresh } from './hooks/use-refresh.js';
 import { useSyncState } from './hooks/use-sync-state.js';
@@ -98,7 +98,7 @@ export function App(props: AppProps) {
   const [query, setQuery] = useState(props.query ?? '');
   const [windowSpec, setWindowSpec] = useState<WindowSpec>(props.window ?? { since: '1h' });
   const [scope, setScope] = useState<string | null>(null);
-  const [errCursor, setErrCursor] = useState(0);
+  const [errCursorState, setErrCursor] = useState(0);
   const [errTop, setErrTop] = useState(0);
   const [stormCursor, setStormCursor] = useState(0);
   const [detailId, setDetailId] = useState<string | null>(null);
@@ -180,8 +180,10 @@ export function App(props: AppProps) {
 
   const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
 
-  useFollowSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
-  useClampSelection(page, errCursor, errTop, view === 'errors', setErrCursor, setErrTop);
+  useFollowSelection(page, errCursorState, view === 'errors', setErrCursor, setErrTop);
+  useClampSelection(page, errCursorState, errTop, view === 'errors', setErrCursor, setErrTop);
+  // The frame already shows the clamped cursor; the effect above makes it the state.
+  const errCursor = view === 'errors' ? clampedSelection(page, errCursorState).cursor : errCursorState;
 
   // ---- helpers ----
   const total = page.total;
