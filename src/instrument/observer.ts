@@ -436,7 +436,10 @@ export class Exchange implements ResponseTapHandlers {
     let event: ErrorEvent | null = null;
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
-      const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
+      // Both, when the request held both: erasure by either must find the row (issue #17).
+      const email = ownString(customer, 'email');
+      const phone = ownString(customer, 'phone');
+      const subjects = p ? core.safe.call('pseudonymizer', () => [email, phone].map((v) => (v ? p.subject(v) : null)).filter((v): v is string => v !== null), []) : [];
       let fingerprint: string | null = null;
       let idempotency: string | null = null;
       if (p) {
@@ -467,7 +470,8 @@ export class Exchange implements ResponseTapHandlers {
         client,
         fingerprint,
         idempotency,
-        subject: contact && p ? core.safe.call('pseudonymizer', () => p.subject(contact), null) : null,
+        subject: subjects[0] ?? null,
+        subject_alt: subjects[1] ?? null,
         attempt,
         retry_flags: flags,
         violations: error.violations,

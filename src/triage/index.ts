@@ -5,7 +5,7 @@
  */
 export { parseQuery, QuerySyntaxError, FIELD_ALIASES } from './query.js';
 export type { Query, QueryTerm, QueryField, QueryOp } from './query.js';
-export { compileQuery, looksLikePseudonym, looksLikeSubject } from './compile.js';
+export { compileQuery, looksLikePseudonym, looksLikePseudonymPrefix, looksLikeSubject, CLIENT_PREFIX_MIN } from './compile.js';
 export type { CompileContext, CompiledQuery, QueryPseudonymizer } from './compile.js';
 export { parseDuration, parseTimeSpec, resolveTimeSpec, formatUtc, formatUtcMinute, formatDuration } from './time.js';
 export type { TimeWindow, TimeSpec } from './time.js';
@@ -30,3 +30,9 @@ export { buildIncidentEml } from '../incident/index.js';
 export { dbPathProblem } from './db-path.js';
 export { traceLink, traceUrlProblem, TRACE_URL_ENV, TRACE_ID_PLACEHOLDER } from './trace-link.js';
 export type { EmlOptions } from '../incident/index.js';
+export { listIssues, getIssue, ISSUE_DEFAULTS, ISSUE_SORTS } from './issues.js';
+export type { Issue, IssueList, IssueOptions, IssueSort, IssueState } from './issues.js';
+export { issueKey, issueKeyText, issueTitle, isIssueKeyPrefix, ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX } from './issue-key.js';
+export type { IssueKeyFields, IssueTitleFields } from './issue-key.js';
+export { CLIENT_DISPLAY_LENGTH, NO_CREDENTIAL, formatClient, listClients, loadClientLabels, resolveClient, shortClient as shortClientId } from './clients.js';
+export type { ClientLabel, ClientLabels, ClientRef, ClientSummary } from './clients.js';

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ERROR_EVENT_COLUMNS, openAuditSink, readHealth } from '../../src/audit/index.js';
+import { ERROR_EVENT_COLUMNS, issueKey, openAuditSink, readHealth } from '../../src/audit/index.js';
 import type { AuditHealth } from '../../src/audit/index.js';
 import { captureLogger, count, makeEvent, rawDb, tempDir } from './helpers.js';
 
@@ -54,6 +54,8 @@ describe('SqliteAuditSink#write()', () => {
         retry_flags: JSON.stringify(e.retry_flags),
         violations: JSON.stringify(e.violations),
         conformance: JSON.stringify(e.conformance),
+        issue_key: issueKey(e),
+        subject_alt: null,
       });
     });
   });
