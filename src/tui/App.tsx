@@ -12,10 +12,10 @@ import { useRefresh } from './hooks/use-refresh.js';
 import { useSyncState } from './hooks/use-sync-state.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { useHighWater } from './hooks/use-high-water.js';
-import { keyToCommand, SORT_KEYS } from './keys.js';
+import { ISSUE_SORT_KEYS, keyToCommand, SORT_KEYS } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
-import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, StormView, WindowSpec } from './types.js';
+import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, IssuePage, IssueSortKey, StormView, WindowSpec } from './types.js';
 import { copyMessage, copyText } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
@@ -23,10 +23,11 @@ import { DetailView, detailLines } from './views/DetailView.js';
 import { DraftView, draftLines } from './views/DraftView.js';
 import { codeWidthFor, ErrorsView, errorsLayout } from './views/ErrorsView.js';
 import { HelpView } from './views/HelpView.js';
+import { IssuesView, issuesLayout } from './views/IssuesView.js';
 import { StormsView, stormsLayout } from './views/StormsView.js';
 
 /** Names of the views. */
-export type ViewName = 'errors' | 'detail' | 'storms' | 'draft' | 'help';
+export type ViewName = 'issues' | 'errors' | 'detail' | 'storms' | 'draft' | 'help';
 
 /** Props of `App`. */
 export interface AppProps {
@@ -37,8 +38,8 @@ export interface AppProps {
   readonly window?: WindowSpec;
   /** Initial filter. @default '' */
   readonly query?: string;
-  /** View shown first. @default 'errors' */
-  readonly view?: 'errors' | 'storms';
+  /** View shown first. @default 'issues' */
+  readonly view?: 'issues' | 'errors' | 'storms';
   /** Live refresh period in milliseconds; 0 turns it off. @default 2000 */
   readonly refreshMs?: number;
   /** Folder `w` writes drafts to. @default process.cwd() */
@@ -65,10 +66,16 @@ const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
 /** The Errors view's order before any sort key: newest first. */
 const DEFAULT_SORT: ErrorSort = { by: 'time', descending: true };
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
+const EMPTY_ISSUES: IssuePage = { issues: [], total: 0, bucketMs: 60_000, quietMs: 0 };
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
 /** A window longer than this (one day, ms) shows the date in the time column. */
 const SHOW_DATE_AFTER_MS = 86_400_000;
+
+/** The filter that lists one issue's errors: the issue's key plus the filter that listed the issue. */
+export function issueQuery(key: string, query: string): string {
+  return `issue:${key}${query ? ` ${query}` : ''}`;
+}
 
 /** The text minus its last word and the spaces after it (readline's Ctrl+W). */
 export function deleteWordBefore(text: string): string {
@@ -91,7 +98,7 @@ export function App(props: AppProps) {
   const queryCost = useRef(0);
   const refresh = useRefresh(refreshMs > 0 ? Math.max(refreshMs, Math.ceil(queryCost.current * 10)) : 0, clock);
 
-  const [stack, setStack] = useState<StackEntry[]>([{ view: props.view ?? 'errors' }]);
+  const [stack, setStack] = useState<StackEntry[]>([{ view: props.view ?? 'issues' }]);
   const [mode, setMode, modeRef] = useSyncState<'normal' | 'filter' | 'command'>('normal');
   const [input, setInput, inputRef] = useSyncState('');
   const [inputError, setInputError] = useState<string | null>(null);
@@ -101,6 +108,8 @@ export function App(props: AppProps) {
   const [errCursorState, setErrCursor] = useState(0);
   const [errTop, setErrTop] = useState(0);
   const [stormCursor, setStormCursor] = useState(0);
+  const [issueCursor, setIssueCursor] = useState(0);
+  const [issueSort, setIssueSort] = useState<IssueSortKey>('count');
   const [detailId, setDetailId] = useState<string | null>(null);
   const [detailScroll, setDetailScroll] = useState(0);
   const [draftTarget, setDraftTarget] = useState<{ target: DraftTarget; title: string; stem: string } | null>(null);
@@ -150,6 +159,21 @@ export function App(props: AppProps) {
   // The code column only grows while the filter, window and order stay: it does not jump as the operator scrolls.
   const codeWidth = useHighWater(codeWidthFor(page.rows), `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`);
 
+  const lastIssues = useRef<IssuePage>(EMPTY_ISSUES);
+  const { issuePage, issueError } = useMemo(() => {
+    if (view !== 'issues') return { issuePage: lastIssues.current, issueError: null };
+    try {
+      const started = performance.now();
+      const p = source.issues(query, resolved, issueSort);
+      queryCost.current = performance.now() - started;
+      lastIssues.current = p;
+      return { issuePage: p, issueError: null };
+    } catch (err) {
+      return { issuePage: lastIssues.current, issueError: (err as Error).message };
+    }
+    // refresh.tick re-reads the store.
+  }, [source, view, query, resolved, issueSort, refresh.tick]);
+
   const storms = useMemo<StormView[]>(() => {
     if (view !== 'storms') return [];
     try {
@@ -198,6 +222,11 @@ export function App(props: AppProps) {
   const stormSlice = visibleSlice(storms.length, Math.min(stormCursor, Math.max(0, storms.length - 1)), stormsRows, 0);
   const selectedRow = page.rows[errCursor - page.offset];
   const selectedStorm = storms[stormCursor];
+  const issuesRows = issuesLayout(bodyHeight).rows;
+  // Clamped in the frame, so a shorter list after a refresh or a new filter is never blank.
+  const issueShown = Math.min(issueCursor, Math.max(0, issuePage.issues.length - 1));
+  const issueSlice = visibleSlice(issuePage.issues.length, issueShown, issuesRows, Math.max(0, issueShown - issuesRows + 1));
+  const selectedIssue = issuePage.issues[issueShown];
   const push = (entry: StackEntry) => setStack((s) => [...s, entry]);
   const goTo = (v: ViewName) => {
     setStack([{ view: v }]);
@@ -277,7 +306,8 @@ export function App(props: AppProps) {
       applyFilter(text.trim());
       setMode('normal');
       setInputError(null);
-      if (view !== 'errors') goTo('errors');
+      setIssueCursor(0);
+      if (view !== 'errors' && view !== 'issues') goTo('errors');
       return;
     }
     const result = runCommandLine(text, source);
@@ -356,7 +386,7 @@ export function App(props: AppProps) {
         setMode('filter');
         setInput(query);
         setInputError(null);
-        if (view !== 'errors') goTo('errors');
+        if (view !== 'errors' && view !== 'issues') goTo('errors');
         return;
       case 'command':
         setMode('command');
@@ -388,7 +418,7 @@ export function App(props: AppProps) {
             setErrTop(0);
           }
           setStack((s) => s.slice(0, -1));
-        } else if (view !== 'errors') goTo('errors');
+        } else if (view !== 'errors' && view !== 'issues') goTo('errors');
         else if (marks.size > 0) {
           setMarks(new Set());
           say('marks cleared');
@@ -396,7 +426,10 @@ export function App(props: AppProps) {
         return;
       }
       case 'draft':
-        if (view === 'storms' && selectedStorm) {
+        if (view === 'issues' && selectedIssue) {
+          const q = issueQuery(selectedIssue.key, query);
+          startDraft({ kind: 'query', query: q }, `issue ${selectedIssue.key} ${selectedIssue.title}`, `issue-${selectedIssue.key}`);
+        } else if (view === 'storms' && selectedStorm) {
           draftStorm(selectedStorm, startDraft);
         } else if (view === 'detail' && detailId) {
           startDraft({ kind: 'errors', ids: [detailId] }, `error ${detailId}`, detailId);
@@ -472,6 +505,44 @@ export function App(props: AppProps) {
           return;
       }
     }
+    if (view === 'issues') {
+      const last = Math.max(0, issuePage.issues.length - 1);
+      const move = (c: number) => setIssueCursor(Math.max(0, Math.min(last, c)));
+      switch (cmd) {
+        case 'down':
+          return move(issueShown + 1);
+        case 'up':
+          return move(issueShown - 1);
+        case 'first':
+          return move(0);
+        case 'last':
+          return move(last);
+        case 'pageDown':
+          return move(issueShown + issuesRows - 1);
+        case 'pageUp':
+          return move(issueShown - issuesRows + 1);
+        case 'sort': {
+          const by = ISSUE_SORT_KEYS[ch]?.by;
+          if (!by) return;
+          setIssueSort(by);
+          setIssueCursor(0);
+          say(`issues by ${ISSUE_SORT_KEYS[ch]?.column ?? by} ↓`);
+          return;
+        }
+        case 'open': {
+          if (!selectedIssue) return;
+          // The issue's errors, under the filter that listed it; Esc comes back here.
+          setStack((st) => [...st, { view: 'errors', restore: { query, window: windowSpec, scope } }]);
+          setQuery(issueQuery(selectedIssue.key, query));
+          setScope(`issue ${selectedIssue.key} ${selectedIssue.title}`);
+          setErrCursor(0);
+          setErrTop(0);
+          return;
+        }
+        default:
+          return;
+      }
+    }
     if (view === 'storms') {
       const last = Math.max(0, storms.length - 1);
       const move = (c: number) => setStormCursor(Math.max(0, Math.min(last, c)));
@@ -535,6 +606,22 @@ export function App(props: AppProps) {
   const windowLabel = `since ${windowSpec.since}${windowSpec.until ? ` until ${windowSpec.until}` : ''}`;
   let body;
   switch (view) {
+    case 'issues':
+      body = (
+        <IssuesView
+          page={issuePage}
+          cursor={issueShown}
+          top={issueSlice.top}
+          sort={issueSort}
+          query={query}
+          filterInput={mode === 'filter' ? input : null}
+          queryError={mode === 'filter' ? inputError : issueError}
+          showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
+          width={width}
+          height={bodyHeight}
+        />
+      );
+      break;
     case 'errors':
       body = (
         <ErrorsView

@@ -51,8 +51,8 @@ export interface RunTuiOptions {
   readonly until?: string;
   /** Initial filter in the query language of `aap-triage search`. @default '' */
   readonly query?: string;
-  /** View shown first. @default 'errors' */
-  readonly view?: 'errors' | 'storms';
+  /** View shown first. @default 'issues' */
+  readonly view?: 'issues' | 'errors' | 'storms';
   /** Live refresh period, milliseconds. @default 2000 */
   readonly refreshMs?: number;
   /** Folder `w` writes drafts to. @default process.cwd() */
@@ -133,7 +133,7 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
         dbLabel: options.dbPath,
         window: options.until ? { since, until: options.until } : { since },
         query: options.query ?? '',
-        view: options.view ?? 'errors',
+        view: options.view ?? 'issues',
         refreshMs: options.refreshMs ?? 2000,
         draftDir: options.draftDir ?? process.cwd(),
       },

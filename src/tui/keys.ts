@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import type { ErrorSortKey } from './types.js';
+import type { ErrorSortKey, IssueSortKey } from './types.js';
 
 /**
  * What a key press means in normal mode (not while typing a filter or a command). Pure: the
@@ -65,6 +65,29 @@ const BY_CHAR: Readonly<Record<string, KeyCommand>> = {
   Y: 'copyTraceId',
 };
 
+/**
+ * The sort keys of the Issues view, one per sortable column (the orders `listIssues` offers):
+ * most errors, most recently first seen, most recently seen first.
+ */
+export const ISSUE_SORT_KEYS: Readonly<Record<string, { readonly by: IssueSortKey; readonly column: string }>> = {
+  N: { by: 'count', column: 'count' },
+  F: { by: 'first_seen', column: 'first' },
+  L: { by: 'last_seen', column: 'last' },
+};
+
+/**
+ * A sort-key table as one short hint: each column name with its key letter in upper case and
+ * the rest in lower case (`Time Code Retry Skill Proto cLient Att`), like a menu accelerator.
+ */
+export function sortHint(keys: Readonly<Record<string, { readonly column: string }>>): string {
+  return Object.entries(keys)
+    .map(([k, { column }]) => {
+      const i = column.toLowerCase().indexOf(k.toLowerCase());
+      return i < 0 ? `${k}:${column}` : column.slice(0, i).toLowerCase() + k + column.slice(i + 1).toLowerCase();
+    })
+    .join(' ');
+}
+
 /** Maps one ink key event to a command, or null for keys without a meaning. */
 export function keyToCommand(input: string, key: Key): KeyCommand | null {
   if (key.escape) return 'back';
@@ -77,6 +100,6 @@ export function keyToCommand(input: string, key: Key): KeyCommand | null {
   if (key.home) return 'first';
   if (key.end) return 'last';
   if (key.ctrl || key.meta) return null;
-  if (Object.hasOwn(SORT_KEYS, input)) return 'sort';
+  if (Object.hasOwn(SORT_KEYS, input) || Object.hasOwn(ISSUE_SORT_KEYS, input)) return 'sort';
   return BY_CHAR[input] ?? null;
 }

@@ -1,6 +1,7 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { getError } from '../triage/detail.js';
+import { listIssues } from '../triage/issues.js';
 import { draftIncident, type DraftSource } from '../triage/draft.js';
 import { parseQuery, QuerySyntaxError } from '../triage/query.js';
 import { describeGap, listGaps } from '../triage/stats.js';
@@ -14,6 +15,9 @@ import type { ErrorDetailView, ErrorRowView, ResolvedWindow, WindowSpec } from '
 import { formatTime } from './utils/format.js';
 import { stormParts } from './triage-storms.js';
 import { traceLink } from '../triage/trace-link.js';
+
+/** Most issues the Issues view lists (the busiest, in the chosen order). */
+const ISSUE_VIEW_LIMIT = 500;
 
 /** Options of `createTriageSource`. */
 export interface TriageSourceOptions {
@@ -101,6 +105,33 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
       try {
         const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer, ...(sort ? { sort } : {}) });
         return { rows: r.rows.map(toRowView), total: r.total, offset: r.offset };
+      } catch (err) {
+        return asQueryError(err);
+      }
+    },
+    issues(query, window, sort) {
+      try {
+        const list = listIssues(db, { window, query, sort, now: window.until, pseudonymizer, limit: ISSUE_VIEW_LIMIT });
+        return {
+          total: list.total,
+          bucketMs: list.bucket_ms,
+          quietMs: list.quiet_ms,
+          issues: list.issues.map((i) => ({
+            key: i.key,
+            title: i.title,
+            code: i.code,
+            service: i.service,
+            protocol: i.protocol,
+            where: i.skill ?? i.rpc_method,
+            count: i.count,
+            clients: i.clients,
+            retryable: i.retryable,
+            first_seen: i.first_seen,
+            last_seen: i.last_seen,
+            state: i.state,
+            trend: i.trend,
+          })),
+        };
       } catch (err) {
         return asQueryError(err);
       }

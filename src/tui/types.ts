@@ -32,6 +32,46 @@ export interface ErrorPage {
   readonly offset: number;
 }
 
+/** One issue (errors grouped by their issue key, src/triage/issue-key.ts) as the Issues view shows it. */
+export interface IssueRowView {
+  /** Issue key, 16 hex digits; `issue:<key>` lists its errors. */
+  readonly key: string;
+  /** `CODE · skill-or-method · service (protocol)`. */
+  readonly title: string;
+  readonly code: string;
+  readonly service: string;
+  readonly protocol: string;
+  /** The skill or DMC-12 tool, else the JSON-RPC method. */
+  readonly where: string;
+  /** Errors in the window. */
+  readonly count: number;
+  /** Distinct clients among them. */
+  readonly clients: number;
+  /** true / false when every error said so, null when mixed or unknown. */
+  readonly retryable: boolean | null;
+  /** Epoch milliseconds, inside the window. */
+  readonly first_seen: number;
+  readonly last_seen: number;
+  /** new (first seen in the window), regressed (back after the quiet period), ongoing. */
+  readonly state: 'new' | 'regressed' | 'ongoing';
+  /** Errors per bucket over the window, oldest first. */
+  readonly trend: readonly number[];
+}
+
+/** Orders of the Issues view (those `listIssues` offers). */
+export type IssueSortKey = 'count' | 'last_seen' | 'first_seen';
+
+/** The Issues of a window. */
+export interface IssuePage {
+  readonly issues: readonly IssueRowView[];
+  /** Issues in the window (all, before the limit). */
+  readonly total: number;
+  /** Width of a trend bucket, ms. */
+  readonly bucketMs: number;
+  /** The quiet period behind `regressed`, ms. */
+  readonly quietMs: number;
+}
+
 /** Errors in one minute (or one column's worth of minutes), split by `retryable`. */
 export interface HistogramBucket {
   /** Start of the bucket, epoch milliseconds. */

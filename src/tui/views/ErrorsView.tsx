@@ -3,7 +3,7 @@ import { Histogram } from '../components/Histogram.js';
 import { PromptBar } from '../components/PromptBar.js';
 import { type Column, Table } from '../components/Table.js';
 import { retryableColor, retryableLabel, theme } from '../theme.js';
-import { SORT_KEYS } from '../keys.js';
+import { SORT_KEYS, sortHint } from '../keys.js';
 import { LONGEST_CODE_LENGTH } from '../../triage/codes.js';
 import type { ErrorPage, ErrorRowView, ErrorSort, ErrorSortKey, HistogramBucket } from '../types.js';
 import { cells, fit } from '../utils/cells.js';
@@ -104,7 +104,7 @@ export function ErrorsView(props: ErrorsViewProps) {
     `rows ${first}–${last} of ${page.total}` +
     (marks.size > 0 ? ` · ${marks.size} marked` : '') +
     (scope ? ` · ${scope}` : '') +
-    ` · sort: ${Object.keys(SORT_KEYS).join(' ')}`;
+    ` · sort: ${sortHint(SORT_KEYS)}`;
   return (
     <Box flexDirection="column">
       <PromptBar
