@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../../src/audit/issue-key.js';
 import { CLIENT_A, MINUTE, seedTuiDb, type SeedFacts } from './helpers/seed.js';
 import { haveTmux, killTmuxServer, TmuxSession } from './helpers/tmux.js';
 
@@ -28,16 +29,24 @@ let facts: SeedFacts;
 let chainIds: string[] = [];
 const sessions: TmuxSession[] = [];
 
-/** Adds rows the seed lacks: the longest AAP codes, and one long retry chain (fingerprint `fpChain`). */
+/**
+ * Adds rows the seed lacks: the longest AAP codes, one long retry chain (fingerprint `fpChain`),
+ * and history before the one-hour window: the chain's issue was seen 8 h ago (quiet longer than
+ * 6 h: regressed), the consent issue 2 h ago (ongoing).
+ */
 function addRows(path: string, base: number): string[] {
   const w = new Database(path);
-  const insert = w.prepare(
-    `INSERT INTO error_events (error_id, occurred_at, trace_id, service, protocol, rpc_method, skill, code, retryable, client, fingerprint, attempt, retry_flags, key_id)
-     VALUES (?, ?, ?, 'dealer-aap', 'aap', 'SendMessage', 'lead.submit', ?, 0, ?, ?, ?, ?, 'k1')`,
+  const st = w.prepare(
+    `INSERT INTO error_events (error_id, occurred_at, trace_id, service, protocol, rpc_method, skill, code, retryable, client, fingerprint, attempt, retry_flags, key_id, issue_key)
+     VALUES (?, ?, ?, 'dealer-aap', 'aap', 'SendMessage', 'lead.submit', ?, 0, ?, ?, ?, ?, 'k1', ?)`,
   );
+  const key = (code: string) => issueKey({ service: 'dealer-aap', protocol: 'aap', rpc_method: 'SendMessage', skill: 'lead.submit', code, violations: [], conformance: [] });
+  const insert = { run: (...a: [string, number, null, string, string, string, number, string]) => st.run(...a, key(a[3])) };
   const ids: string[] = [];
   w.transaction(() => {
+    insert.run('err_0000000000007000000000000000c0c0', base - 2 * 60 * MINUTE, null, 'CONTACT_CONSENT_REQUIRED', CLIENT_A, 'fpConsent', 1, '[]');
     insert.run('err_0000000000007000000000000000c0c1', base - 40 * MINUTE, null, 'CONTACT_CONSENT_REQUIRED', CLIENT_A, 'fpConsent', 1, '[]');
+    insert.run('err_0000000000007000000000000000c0c2', base - 8 * 60 * MINUTE, null, 'IDEMPOTENCY_CONFLICT', CLIENT_A, 'fpOld', 1, '[]');
     for (let i = 0; i < CHAIN; i++) {
       const id = `err_00000000000070000000000000${(0xd000 + i).toString(16)}ab`;
       ids.push(id);
@@ -70,7 +79,8 @@ const total = () => facts.total + 1 + CHAIN;
 /** A shell command line running the CLI with CI and any display unset (no clipboard tool is tried). */
 const cli = (args: string, env = '') => `env -u CI -u CONTINUOUS_INTEGRATION -u DISPLAY -u WAYLAND_DISPLAY ${env} node ${CLI} ${args}`;
 
-async function open(name: string, args = '', opts: { columns?: number; rows?: number; env?: string } = {}): Promise<TmuxSession> {
+/** Starts the UI in tmux and, unless `issues`, goes on (Tab) from the Issues view it opens on to the Errors view. */
+async function open(name: string, args = '', opts: { columns?: number; rows?: number; env?: string; issues?: boolean } = {}): Promise<TmuxSession> {
   const { columns = 120, rows = 36, env = '' } = opts;
   const t = TmuxSession.start(`${name}-${process.pid}`, `sh -c '${cli(`tui --db ${db} ${args}`, env)}; echo "EXIT=$?"; sleep 60'`, {
     cwd: dir,
@@ -78,8 +88,11 @@ async function open(name: string, args = '', opts: { columns?: number; rows?: nu
     rows,
   });
   sessions.push(t);
-  await t.waitFor(/rows \d+–\d+ of \d+/, 30_000);
+  await t.waitFor(/issues \d+–\d+ of \d+/, 30_000);
   await t.waitForRawMode();
+  if (opts.issues) return t;
+  t.keys('Tab');
+  await t.waitFor(/rows \d+–\d+ of \d+/);
   return t;
 }
 
@@ -88,6 +101,36 @@ const tableRows = (screen: string) => screen.split('\n').filter((l) => /^[› ][
 const filterLine = (screen: string) => screen.split('\n').find((l) => l.startsWith('/ ')) ?? '';
 
 describe.skipIf(!tmux)('issue 17 in tmux', () => {
+  it('opens on the Issues view: states, counts, whole codes at 80 columns; Enter lists an issue’s errors, Esc comes back', async () => {
+    const t = await open('issues', '', { columns: 80, rows: 24, issues: true });
+    let screen = t.screen();
+    expect(screen).toContain('[issues]');
+    expect(screen).toMatch(/ state +count↓ +clients +code +retry +last/);
+    const rows = screen.split('\n').filter((l) => /^[› ][* ](new|regressed|ongoing) /.test(l));
+    const cols = rows.map((r) => r.split(/\s+/).slice(1, 5));
+    expect(cols.slice(0, 4)).toEqual([
+      ['new', '100', '1', 'SCHEMA_VALIDATION_FAILED'],
+      ['new', '45', '1', 'RATE_LIMITED'],
+      ['regressed', String(CHAIN), '1', 'IDEMPOTENCY_CONFLICT'],
+      ['new', '5', '1', 'VEHICLE_NOT_FOUND'],
+    ]);
+    // The two issues of one error each, in either order.
+    expect(cols.slice(4).map((c) => c.join(' ')).sort()).toEqual(['new 1 1 VEHICLE_NOT_FOUND', 'ongoing 1 1 CONTACT_CONSENT_REQUIRED']);
+    for (const line of screen.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(80);
+    expect(screen.trimEnd().split('\n').pop()).toMatch(/q quit\s*$/);
+    t.keys('j', 'j');
+    await t.waitFor(/^› regressed/m);
+    t.keys('Enter');
+    screen = await t.waitFor(`of ${CHAIN}`);
+    expect(screen).toContain('[errors]');
+    expect(tableRows(screen).every((r) => r.includes('IDEMPOTENCY_CONFLICT'))).toBe(true);
+    t.keys('Escape');
+    screen = await t.waitFor('[issues]');
+    expect(screen).toMatch(/^› regressed/m);
+    t.keys('q');
+    await t.waitFor('EXIT=0');
+  });
+
   it('handles Ctrl+U, Ctrl+W and arrow keys that arrive in one chunk with printable keys, one at a time', async () => {
     const t = await open('chunk');
     t.keys('/');
@@ -129,7 +172,7 @@ describe.skipIf(!tmux)('issue 17 in tmux', () => {
     const t = await open('sort');
     let screen = t.screen();
     expect(screen).toMatch(/ time↓ /);
-    expect(screen).toContain('sort: T C R S P L A');
+    expect(screen).toContain('sort: Time Code Retry Skill Proto cLient Att');
     t.keys('C');
     screen = await t.waitFor(/ code↑ /);
     expect(tableRows(screen)[0]).toContain('CONTACT_CONSENT_REQUIRED');
