@@ -28,7 +28,7 @@ export type { ForgetResult, PrunePreview, PruneResult } from './maintenance.js';
 export { inspectStore, migrateStore } from './inspect.js';
 export type { InspectOptions, StoreInspection } from './inspect.js';
 export { nativeModuleProblem } from './driver.js';
-export { readHealth } from './health.js';
+export { readHealth, readHealthRecords } from './health.js';
 export type { AuditHealthFile } from './health.js';
 export type { AuditLogger } from './logger.js';
 export { DEFAULT_DB_PATH, resolveDbPath } from './paths.js';

@@ -80,6 +80,8 @@ export interface GlobalOptions {
   until?: string;
   limit?: string;
   keyFile?: string;
+  /** false for `--no-color`. */
+  color?: boolean;
 }
 
 /** What a command gets: output helpers, resolved globals, the store and the key. */
@@ -204,6 +206,11 @@ export class CommandContext {
     }
     parts.push(rest);
     return parts.join(' ');
+  }
+
+  /** Whether colours may be used: not with `--no-color`, nor with `NO_COLOR` set to a non-empty value (no-color.org). */
+  color(cmd: Command): boolean {
+    return this.globals(cmd).color !== false && !this.io.env['NO_COLOR'];
   }
 
   /** `--limit` as a positive integer (default `dflt`); a bad value is a usage error. */

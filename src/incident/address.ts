@@ -17,9 +17,10 @@ export interface Mailbox {
   address: string;
 }
 
-// local@domain.tld, the everyday subset (no quoted local parts, no IP literals): what a partner's
-// support address looks like, and nothing a header injection can hide in.
-const ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+// local@domain, the everyday subset (no quoted local parts, no IP literals): what a partner's
+// support address looks like, and nothing a header injection can hide in. A one-label domain
+// (`aap-triage@localhost`, the default From) is allowed.
+const ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /**
  * Parses exactly one address (`jo@example.com` or `Partner On-call <oncall@example.com>`).

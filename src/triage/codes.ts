@@ -12,6 +12,8 @@ export function codeInfoFor(protocol: string, code: string): CodeInfo | undefine
   const families: ErrorProtocol[] = ['aap', 'a2a', 'dmc12', 'jsonrpc'];
   const own = families.includes(protocol as ErrorProtocol) ? lookupCode(protocol as ErrorProtocol, code) : undefined;
   if (own) return own;
+  // AAP is a profile of A2A: an A2A reason (EXTENSION_SUPPORT_REQUIRED) stored under aap is A2A's.
+  if (protocol === 'aap' && !/^-\d+$/.test(code)) return lookupCode('a2a', code);
   if (/^-\d+$/.test(code)) return lookupCode('jsonrpc', code) ?? (protocol === 'aap' ? lookupCode('a2a', code) : undefined);
   return undefined;
 }

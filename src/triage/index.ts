@@ -36,3 +36,8 @@ export { issueKey, issueKeyText, issueTitle, isIssueKeyPrefix, ISSUE_KEY_LENGTH,
 export type { IssueKeyFields, IssueTitleFields } from './issue-key.js';
 export { CLIENT_DISPLAY_LENGTH, NO_CREDENTIAL, formatClient, listClients, loadClientLabels, resolveClient, shortClient as shortClientId } from './clients.js';
 export type { ClientLabel, ClientLabels, ClientRef, ClientSummary } from './clients.js';
+export { AddressError, formatMailbox, parseOneAddress } from '../incident/index.js';
+export type { Mailbox } from '../incident/index.js';
+export { retriedAnswers } from './summary.js';
+export type { RetriedAnswer } from './summary.js';
+export type { RequestedAction } from './draft.js';

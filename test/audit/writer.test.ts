@@ -223,12 +223,12 @@ describe('SqliteAuditSink#write()', () => {
     expect(existsSync(t.db)).toBe(false);
   });
 
-  it('writes an ok health file next to the database once it is open', async () => {
+  it('writes an ok health file next to the database once it is open, named after its service and process', async () => {
     const t = temp();
     const sink = openAuditSink({ path: t.db, logger: captureLogger(), handleSignals: false, service: 'dealer-test' });
     sink.write(makeEvent(1));
     await sink.close();
-    const file = JSON.parse(readFileSync(`${t.db}.health.json`, 'utf8'));
+    const file = JSON.parse(readFileSync(`${t.db}.health.dealer-test.${process.pid}.json`, 'utf8'));
     expect(file).toMatchObject({ state: 'ok', written: 1, path: t.db, service: 'dealer-test' });
   });
 });

@@ -255,7 +255,7 @@ describe('draft', () => {
   it('prints the text draft of a storm', async () => {
     const r = await run(['draft', '--storm', id()]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Subject: \[aap-triage\] Retry storm from client stormClientA on lead\.submit/);
+    expect(r.out).toMatch(/^Subject: \[aap-triage\] Retry storm from client stormCli on lead\.submit/);
     for (const h of ['Summary', 'Impact', 'Timeline (UTC)', 'Errors by code', 'Evidence (error_id + trace_id)', 'Requested action', 'Next update']) {
       expect(r.out).toMatch(new RegExp(`^${h.replace(/[()+]/g, '\\$&')}$`, 'm'));
     }
@@ -282,7 +282,7 @@ describe('draft', () => {
     expect(mail.from?.text).toBe('oncall@dealer.example.com');
     expect(mail.date?.getTime()).toBe(NOW);
     expect(mail.messageId).toMatch(/^<[0-9a-f-]+@dealer\.example\.com>$/);
-    expect(mail.subject).toMatch(/^\[aap-triage\] Retry storm from client stormClientA/);
+    expect(mail.subject).toMatch(/^\[aap-triage\] Retry storm from client stormCli /);
     expect(mail.text).toContain('Requested action');
     expect(raw.toString('utf8')).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
   });

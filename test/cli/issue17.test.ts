@@ -1,11 +1,17 @@
 // The command-line points of issue #17, one describe per defect or feature: issues, clients
 // and labels, quoted queries, snake_case JSON, drafts, erasure, prune safety, doctor, CLI
 // conventions. In-process runs of `main` over a seeded store (test/triage/seed.ts).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorEvent } from '../../src/protocol/error-event.js';
 import { main } from '../../src/cli/index.js';
-import { createPseudonymizer } from '../../src/audit/index.js';
-import { HEALTHY_CLIENT, RATE_CLIENT, seededStore, SEED_COUNTS, STORM_CLIENT, T0 } from '../triage/seed.js';
+import { createPseudonymizer, openAuditSink } from '../../src/audit/index.js';
+import { makeEvent } from '../audit/helpers.js';
+import { createStore, event, HEALTHY_CLIENT, insertEvents, RATE_CLIENT, seededStore, SEED_COUNTS, STORM_CLIENT, T0 } from '../triage/seed.js';
 
 const SECRET = 'test-secret-0123456789abcdef';
 
@@ -213,5 +219,164 @@ describe('prune safety', () => {
     const db = new Database(copy.path, { readonly: true });
     expect(db.prepare('SELECT sum(errors) FROM issue_hours').pluck().get()).toBe(3);
     db.close();
+  });
+});
+
+describe('drafts', () => {
+  // A buyer whose refused calls (SCHEMA_VALIDATION_FAILED, retryable=false) are retried and then
+  // rate-limited (RATE_LIMITED, retryable=true, retry_after 30 s) — the retries carry the
+  // RATE_LIMITED code, the answers they should not have retried the other one; RATE_LIMITED
+  // also comes back from the DMC-12 dealer (one code, two protocols); a second buyer never
+  // activates the extension (-32008) nor sends the version (-32009).
+  const BUYER = 'buyerAAAAAAAAAAAAAAAAA';
+  const LEGACY = 'legacyBBBBBBBBBBBBBBBB';
+  let dir: string;
+  let path: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'aap-drafts-'));
+    path = join(dir, 'audit.db');
+    const db = createStore(path);
+    const events: ErrorEvent[] = [];
+    for (let chain = 0; chain < 6; chain++) {
+      const t = T0 + chain * 20_000;
+      const base = { client: BUYER, skill: 'lead.submit', fingerprint: `fpChain${chain}`.padEnd(22, 'x'), trace_id: `${chain}`.padStart(32, 'a') };
+      events.push(
+        event({ ...base, occurred_at: t, code: 'SCHEMA_VALIDATION_FAILED', retryable: false, jsonrpc_code: -32602 }),
+        event({ ...base, occurred_at: t + 100, attempt: 2, code: 'RATE_LIMITED', retryable: true, retry_after_ms: 30_000, retry_flags: ['retried_non_retryable', 'no_backoff'] }),
+        event({ ...base, occurred_at: t + 200, attempt: 3, code: 'RATE_LIMITED', retryable: true, retry_after_ms: 30_000, retry_flags: ['ignored_retry_after', 'no_backoff'] }),
+      );
+      events.push(event({ occurred_at: t + 300, client: BUYER, service: 'mm-dmc12', protocol: 'dmc12', rpc_method: 'tools/call', skill: 'create_reservation', code: 'RATE_LIMITED', retryable: true, jsonrpc_code: null }));
+      events.push(
+        event({ occurred_at: t + 400, client: LEGACY, protocol: 'a2a', protocol_version: '1.0', skill: 'inventory.search', code: 'EXTENSION_SUPPORT_REQUIRED', retryable: false, jsonrpc_code: -32008 }),
+        event({ occurred_at: t + 500, client: LEGACY, protocol: 'a2a', protocol_version: '1.0', skill: 'inventory.search', code: 'VERSION_NOT_SUPPORTED', retryable: false, jsonrpc_code: -32009 }),
+      );
+    }
+    insertEvents(db, events);
+    db.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const draft = async (args: string[], env: Record<string, string> = {}) => run(['draft', '--db', path, '--since', '2026-11-30T09:00:00Z', ...args], env);
+
+  it('names, in "stop retrying", the non-retryable codes that were retried, not the codes of the retries', async () => {
+    const r = await draft(['--json', '--query', `client:${BUYER}`]);
+    expect(r.code).toBe(0);
+    const d = JSON.parse(r.out) as { subject: string; facts: { actions: { text: string; codes: string[] }[] } };
+    const byStart = (start: string) => d.facts.actions.find((a) => a.text.startsWith(start));
+    expect(byStart('Stop retrying')).toEqual({
+      codes: ['SCHEMA_VALIDATION_FAILED'],
+      text: 'Stop retrying answers marked retryable=false (SCHEMA_VALIDATION_FAILED); fix the request instead (see each code above).',
+    });
+    expect(byStart('Wait at least')!.codes).toEqual(['RATE_LIMITED']);
+    expect(byStart('Back off')!.text).toMatch(/stop after 5 attempts \(SCHEMA_VALIDATION_FAILED, RATE_LIMITED\)\.$/);
+    // Every action but the closing one names its codes.
+    expect(d.facts.actions.slice(0, -1).every((a) => a.codes.length > 0 && a.codes.every((c) => a.text.includes(c)))).toBe(true);
+  });
+
+  it('names each code once in the subject, whatever the protocols', async () => {
+    const r = await draft(['--query', `client:${BUYER}`]);
+    const subject = r.out.split('\n')[0]!;
+    expect(subject).toBe('Subject: [aap-triage] 24 errors RATE_LIMITED, SCHEMA_VALIDATION_FAILED on lead.submit, create_reservation (2026-11-30 10:00Z to 2026-11-30 10:01Z)');
+  });
+
+  it('asks a buyer that never activates the extension to send A2A-Extensions with the URI, and A2A-Version', async () => {
+    const uri = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
+    const r = await draft(['--query', `client:${LEGACY}`, '--extension-uri', uri]);
+    expect(r.out).toContain(`1. Activate the AAP extension (EXTENSION_SUPPORT_REQUIRED, -32008): send the A2A-Extensions header naming the AAP extension URI ${uri} on every call; retrying without it fails the same way.`);
+    expect(r.out).toContain('2. Send the A2A-Version header with a version we serve (1.0) on every call (VERSION_NOT_SUPPORTED, -32009); an absent header reads as 0.3.');
+    expect(r.out).toContain('Should: Resend with the named URI in the A2A-Extensions header');
+    const bad = await draft(['--query', `client:${LEGACY}`, '--extension-uri', 'not a uri']);
+    expect(bad.code).toBe(2);
+    expectOneLineError(bad.err, /--extension-uri 'not a uri' is not an absolute http\(s\) URI/);
+  });
+
+  it('links each evidence trace id with AAP_TRIAGE_TRACE_URL', async () => {
+    const r = await draft(['--query', `client:${BUYER}`], { AAP_TRIAGE_TRACE_URL: 'https://tempo.example.com/trace/{trace_id}' });
+    expect(r.out).toMatch(/trace_id=a{31}0 .* https:\/\/tempo\.example\.com\/trace\/a{31}0$/m);
+  });
+
+  it.each([
+    ['a CR/LF', 'oncall@example.com\r\nBcc: spy@example.com', /--to holds a line break or another control character/],
+    ['a second address', 'oncall@example.com, other@example.com', /--to holds more than one address: give one address per option/],
+  ])('refuses --to with %s in one line and exit 2', async (_what, to, pattern) => {
+    const r = await draft(['--query', `client:${BUYER}`, '--format', 'eml', '--to', to]);
+    expect(r.code).toBe(2);
+    expectOneLineError(r.err, pattern);
+    expect(r.out).toBe('');
+  });
+
+  it('addresses a storm draft to the partner contact of its label; --to repeats for more recipients', async () => {
+    await run(['clients', 'label', STORM_CLIENT, 'Acme Motors', '--contact', 'oncall@acme.example.com']);
+    const storms = JSON.parse((await run(['storms', '--json', '--since', '2h'])).out) as { id: string; client: string }[];
+    const id = storms.find((s) => s.client === STORM_CLIENT)!.id;
+    const eml = await run(['draft', '--storm', id, '--format', 'eml']);
+    expect(eml.code).toBe(0);
+    const mail = await simpleParser(eml.out);
+    expect(mail.to && !Array.isArray(mail.to) ? mail.to.value.map((v) => v.address) : []).toEqual(['oncall@acme.example.com']);
+    expect(mail.subject).toBe(`[aap-triage] Retry storm from Acme Motors (client ${STORM_CLIENT.slice(0, 8)}) on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
+    expect(mail.text).toContain(`Acme Motors (client ${STORM_CLIENT.slice(0, 8)})`);
+    const two = await run(['draft', '--storm', id, '--format', 'eml', '--to', 'a@example.com', '--to', 'B <b@example.com>']);
+    const m2 = await simpleParser(two.out);
+    expect(m2.to && !Array.isArray(m2.to) ? m2.to.value.map((v) => v.address) : []).toEqual(['a@example.com', 'b@example.com']);
+  });
+});
+
+describe('doctor with two writing services', () => {
+  it('shows one named health line per service and process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aap-doctor-'));
+    const path = join(dir, 'audit.db');
+    try {
+      for (const service of ['dealer-aap', 'dealer-dmc12']) {
+        const sink = openAuditSink({ path, service, logger: { info() {}, warn() {}, error() {} }, handleSignals: false });
+        sink.write(makeEvent(service.length, { service }));
+        await sink.close();
+      }
+      // A third writer that has gone away degraded (its process no longer exists).
+      writeFileSync(
+        `${path}.health.dealer-old.999999.json`,
+        JSON.stringify({ state: 'degraded', reason: 'disk full', written: 3, dropped: 1, failed: 0, queueSize: 0, path, service: 'dealer-old', pid: 999999, updatedAt: NOW }),
+        { mode: 0o600 },
+      );
+      const r = await run(['doctor', '--db', path], { AAP_TRIAGE_KEY: SECRET });
+      expect(r.code).toBe(0);
+      const writers = r.out.split('\n').filter((l) => / writer /.test(l));
+      expect(writers).toHaveLength(3);
+      expect(writers).toContainEqual(expect.stringMatching(new RegExp(`^OK +writer dealer-aap pid ${process.pid} ok \\(running, written 1, dropped 0, failed 0, at `)));
+      expect(writers).toContainEqual(expect.stringMatching(new RegExp(`^OK +writer dealer-dmc12 pid ${process.pid} ok \\(running, written 1, `)));
+      expect(writers).toContainEqual(expect.stringMatching(/^WARN +writer dealer-old pid 999999 degraded: disk full \(no longer running, written 3, dropped 1, /));
+      const j = JSON.parse((await run(['doctor', '--json', '--db', path], { AAP_TRIAGE_KEY: SECRET })).out) as { check: string }[];
+      expect(j.filter((c) => c.check.startsWith('writer ')).map((c) => c.check).sort()).toEqual([
+        `writer dealer-aap pid ${process.pid}`,
+        `writer dealer-dmc12 pid ${process.pid}`,
+        'writer dealer-old pid 999999',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('upgrading a store from before issues', () => {
+  it('doctor --migrate keys the older rows into issues', async () => {
+    const copy = seededStore();
+    try {
+      const db = new Database(copy.path);
+      // As schema version 2 left it: what migration 3 adds, taken away.
+      db.exec(`DROP INDEX error_events_issue_time; DROP TRIGGER error_events_issue_hours_insert; DROP TRIGGER error_events_issue_hours_delete;
+        DROP TABLE issue_hours; DROP TABLE client_labels;
+        ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
+      db.pragma('user_version = 2');
+      db.close();
+      const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
+      expect(m.out).toMatch(/^migrated schema from version 2 to 3$/m);
+      const list = JSON.parse((await run(['issues', '--json', '--db', copy.path, '--since', '2026-11-30T00:00:00Z', '--until', '2026-11-30T12:00:00Z'])).out) as {
+        source: string;
+        issues: { count: number }[];
+      };
+      expect(list.source).toBe('summary');
+      expect(list.issues.reduce((a, i) => a + i.count, 0)).toBe(SEED_COUNTS.total);
+    } finally {
+      copy.cleanup();
+    }
   });
 });

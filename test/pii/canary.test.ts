@@ -800,8 +800,10 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
 
   it('no canary in the database files and the health file after shutdown()', () => {
     expect(afterShutdown.has('audit.db')).toBe(true);
-    expect(afterShutdown.has('audit.db.health.json')).toBe(true);
-    const health = JSON.parse((afterShutdown.get('audit.db.health.json') as Buffer).toString('utf8')) as { state: string; written: number };
+    // One health file per writing service and process: audit.db.health.<service>.<pid>.json.
+    const healthName = [...afterShutdown.keys()].find((n) => /^audit\.db\.health\..+\.\d+\.json$/.test(n));
+    expect(healthName).toBeDefined();
+    const health = JSON.parse((afterShutdown.get(healthName as string) as Buffer).toString('utf8')) as { state: string; written: number };
     expect(health.state).toBe('ok');
     const leaks = [...afterShutdown].flatMap(([name, bytes]) => leaksIn(name, bytes, forms));
     expect(leaks).toEqual([]);

@@ -229,7 +229,7 @@ describe('findStorms', () => {
 describe('draftIncident', () => {
   it('drafts a storm with every section DESIGN §7 asks for', () => {
     const d = draftIncident(db, { kind: 'storm', id: stormId(STORM_CLIENT, T0) }, { now: T0 + 3_600_000 })!;
-    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 12)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
+    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 8)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
     const sections = d.text.split('\n').filter((l) => /^[A-Z]/.test(l));
     expect(sections).toEqual([
       `Subject: ${d.subject}`,

@@ -81,7 +81,7 @@ describe.skipIf(!tmux)('terminal UI in tmux', () => {
     expect(written.startsWith(dir)).toBe(true);
     // Named from the bare storm id: `storm` once.
     expect(written).toMatch(/\/incident-storm-\d{8}T\d{4}Z-[0-9a-f]{8}-\d{8}T\d{6}Z\.txt$/);
-    expect(readFileSync(written, 'utf8')).toContain('Subject: [aap-triage] Retry storm from client cliBBBBBBBBB');
+    expect(readFileSync(written, 'utf8')).toContain('Subject: [aap-triage] Retry storm from client cliBBBBB');
 
     // A smaller terminal re-lays the screen: no line wider, no frame taller.
     t.resize(90, 24);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AddressError, formatMailbox, parseOneAddress } from '../../incident/index.js';
+import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
 import { formatUtc, listClients, resolveClient, type ClientRef } from '../../triage/index.js';
 import { labelNameProblem, removeClientLabel, setClientLabel } from '../../triage/store.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';

@@ -34,6 +34,8 @@ export const demoCommand: CommandModule = {
           const where = db === undefined ? '--db ./aap-triage-demo.db ' : '';
           throw new CliError('demo has no --json output', `run it, then ask its store: ${ctx.commandLine(cmd, `${where}issues --json`, { window: false })}`, EXIT.USAGE);
         }
+        // The demo ends in the terminal UI: ink's chalk reads FORCE_COLOR when it is first loaded.
+        if (!ctx.color(cmd)) process.env['FORCE_COLOR'] = '0';
         const { runDemoCommand } = await import('../../demo/command.js');
         ctx.exitCode = await runDemoCommand(
           { durationMs, keepServing: opts.keepServing ?? false, seed: Number(opts.seed), ...(db !== undefined ? { db } : {}) },

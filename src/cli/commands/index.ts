@@ -1,5 +1,6 @@
 import type { CommandModule } from '../context.js';
 import { clientsCommand } from './clients.js';
+import { completionCommand } from './completion.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { draftCommand } from './draft.js';
@@ -38,4 +39,5 @@ export const COMMANDS: readonly CommandModule[] = [
   probeCommand,
   tuiCommand,
   demoCommand,
+  completionCommand,
 ];
