@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditSink } from '../../src/audit/index.js';
 import type { SqliteAuditSink } from '../../src/audit/index.js';
 import { ATTR_AAP_AUDIT_OUTCOME, METRIC_AAP_AUDIT_RECORDS } from '../../src/instrument/attributes.js';
-import { AAP_CODES } from '../../src/protocol/index.js';
+import { AAP_CODES, ERROR_ID_PATTERN } from '../../src/protocol/index.js';
 import { captureLogger, rawDb, tempDir } from '../audit/helpers.js';
 import { post, sendMessageBody, startAapServer } from '../helpers/aap-server.js';
 import type { AapServer } from '../helpers/aap-server.js';
@@ -53,7 +53,9 @@ async function flood(prefix: string, n: number): Promise<string[]> {
       // The host's answer is the same conformant error whether or not its record could be queued.
       expect(r.status).toBe(200);
       expect((r.json as { error: { code: number } }).error.code).toBe(AAP_CODES.VEHICLE_NOT_FOUND.jsonrpcCode);
-      ids.push(wireErrorId(r.json));
+      const id = wireErrorId(r.json);
+      expect(id).toMatch(ERROR_ID_PATTERN);
+      ids.push(id as string);
     }
   }
   return ids;
