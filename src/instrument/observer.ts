@@ -17,15 +17,19 @@ import type { ExchangeErrors } from './aap-error-hook.js';
 import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attributes.js';
 import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
+import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
-import { TASK_FAILURE_STATES, classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
-import { checkEventValues, safeCode, safeMethodOriginal } from '../protocol/value-patterns.js';
+import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
+import { checkEventValues, safeCode, safeJsonRpcCode, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { Attempt } from './retry-tracker.js';
 import type { ResponseTapHandlers } from './response-tap.js';
+import { isAgentCardPath } from './endpoint-forms.js';
+import { ERROR_ID_REUSED } from './error-id-memory.js';
+import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
 import type { RewriteContext } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
@@ -73,11 +77,6 @@ function mayHoldError(body: Buffer | string): boolean {
   return false;
 }
 
-/** A code safe to use as a bounded telemetry value; anything else is `_OTHER`. */
-function boundedCode(code: string): string {
-  return /^-?[A-Za-z0-9_.]{1,64}$/.test(code) ? code : RPC_METHOD_OTHER;
-}
-
 /** Attempt number from the client's `aap-attempt` header (1…100), or null. */
 function headerAttempt(req: IncomingMessage): number | null {
   const raw = req.headers[HEADER_ATTEMPT];
@@ -103,6 +102,20 @@ function ownString(o: Obj | null, k: string): string | null {
   if (!o || !Object.hasOwn(o, k)) return null;
   const v = o[k];
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
+}
+
+/** The request's path without the query; Express's `originalUrl` (a router strips its mount path from `url`). */
+function requestPath(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: unknown }).originalUrl;
+  const raw = typeof url === 'string' ? url : (req.url ?? '/');
+  const q = raw.indexOf('?');
+  return q === -1 ? raw : raw.slice(0, q);
+}
+
+/** Reads the agent card the host served into the endpoint forms. Never throws. */
+function learnCard(core: TriageCore, body: Buffer): void {
+  const read = readJsonBody(body, { maxBytes: core.maxBodyBytes });
+  if (!isParseFailure(read)) core.forms.learnCard(read.value);
 }
 
 function onResponseClose(this: ServerResponse): void {
@@ -142,7 +155,7 @@ export class Exchange implements ResponseTapHandlers {
   private parentSpan: Span | null = null;
 
   constructor(
-    private readonly core: TriageCore,
+    readonly core: TriageCore,
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly errors: ExchangeErrors | null,
@@ -299,6 +312,11 @@ export class Exchange implements ResponseTapHandlers {
 
   private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
     if (!body || body.length === 0) return null;
+    if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
+      // The host's own agent card says which AAP version (error form) its endpoints serve.
+      learnCard(this.core, body);
+      return null;
+    }
     // Fast path: a body with no error member and no failed task is all successes; the calls
     // without an outcome are reported as such, and nothing needs parsing or completing.
     if (!mayHoldError(body)) return null;
@@ -307,10 +325,12 @@ export class Exchange implements ResponseTapHandlers {
     const value = read.value;
     const items = Array.isArray(value) ? value : [value];
     let changed = false;
+    const endpoint = this.core.forms.formFor(requestPath(this.req));
     // One context for the whole body (rewriteItem keeps no reference): no object per item.
     const ctx: RewriteContext = {
       store: this.errors,
-      aapForm: this.core.aapForm,
+      aapForm: endpoint.form,
+      endpointForm: endpoint.known ? endpoint.form : null,
       requiredExtensionUri: this.core.requiredExtensionUri,
       traceId: null,
       mayRewrite: mode === 'buffer',
@@ -332,7 +352,8 @@ export class Exchange implements ResponseTapHandlers {
       this.responses.push({ outcome: r.outcome, conformance: r.conformance });
     }
     if (!changed) return null;
-    return Buffer.from(JSON.stringify(Array.isArray(value) ? items : items[0]), 'utf8');
+    // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
+    return spliceBody(body, Array.isArray(value) ? items : items[0]);
   }
 
   private onSse(chunk: Buffer): void {
@@ -346,9 +367,11 @@ export class Exchange implements ResponseTapHandlers {
         if (isParseFailure(read) || !isObj(read.value)) return;
         const item = read.value;
         const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+        const endpoint = this.core.forms.formFor(requestPath(this.req));
         const r = rewriteItem(item, this.callFor(id), {
           store: this.errors,
-          aapForm: this.core.aapForm,
+          aapForm: endpoint.form,
+          endpointForm: endpoint.known ? endpoint.form : null,
           requiredExtensionUri: this.core.requiredExtensionUri,
           traceId: null,
           mayRewrite: false,
@@ -481,10 +504,14 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
     const attemptHeader = headerAttempt(this.req);
+    // A POST whose body could not be read (truncated, over the cap) answered with an HTTP error
+    // page and no JSON-RPC reply is still one failed call: its row must not depend on body size.
+    const unreadFailed = status >= 400 && this.req.method === 'POST' && this.responses.length === 0;
+    if (unreadFailed && calls.length === 0) calls.push(this.newCall(null, 0));
     const many = calls.length > 1;
     const run: ReportRun = { seen: many ? new Map() : null, metrics: many ? new Map() : null, capped: 0, cappedFrom: Infinity, cappedTo: -Infinity };
     for (const c of calls) {
-      if (c.call === null && c.outcome === null) continue;
+      if (c.call === null && c.outcome === null && !unreadFailed) continue;
       this.report(c, endedAt, status, client, attemptHeader, run, trackPrefix);
     }
     if (run.metrics && this.core.instruments) {
@@ -505,7 +532,7 @@ export class Exchange implements ResponseTapHandlers {
     const core = this.core;
     if (run.metrics) {
       const e = r.error;
-      const key = metricKey(r.method, r.protocol, r.skill, r.attempt, r.flags, r.errorType, e ? e.retryable : undefined, e ? e.conformance : null);
+      const key = metricKey(r.method, r.protocol, r.skill, r.attempt, r.flags, r, e ? e.retryable : undefined, e ? e.conformance : null);
       const group = run.metrics.get(key);
       if (group) group.count = (group.count ?? 1) + 1;
       else run.metrics.set(key, { ...r, count: 1 });
@@ -607,16 +634,21 @@ export class Exchange implements ResponseTapHandlers {
       if (endedAt > run.cappedTo) run.cappedTo = endedAt;
       // Grouped by labels first: a report (and its event) is built once per group, not per call.
       const code = safeCode(error.code);
-      const errorType = boundedCode(code);
-      const key = run.metrics ? metricKey(c.method, protocol, skill, attempt, flags, errorType, error.retryable, c.conformance) : null;
+      const jsonrpcCode = safeJsonRpcCode(error.jsonrpcCode);
+      const labels: CodeLabels = { errorType: errorTypeOf(jsonrpcCode, code), statusCode: boundedStatusCode(jsonrpcCode), errorCode: boundedDomainCode(code) };
+      const key = run.metrics ? metricKey(c.method, protocol, skill, attempt, flags, labels, error.retryable, c.conformance) : null;
       const group = key === null ? undefined : run.metrics?.get(key);
       if (group) group.count = (group.count ?? 1) + 1;
-      else this.recordMetrics(run, countedReport(c.method, protocol, skill, attempt, flags, (endedAt - this.startedAt) / 1000, error, code, errorType, c.conformance));
+      else this.recordMetrics(run, countedReport(c.method, protocol, skill, attempt, flags, (endedAt - this.startedAt) / 1000, error, code, labels, c.conformance));
       return;
     }
+    let rowId: string | null = null;
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
-      const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
+      // Both, when the request held both: erasure by either must find the row (issue #17).
+      const email = ownString(customer, 'email');
+      const phone = ownString(customer, 'phone');
+      const subjects = p ? core.safe.call('pseudonymizer', () => [email, phone].map((v) => (v ? p.subject(v) : null)).filter((v): v is string => v !== null), []) : [];
       let fingerprint: string | null = null;
       let idempotency: string | null = null;
       if (p) {
@@ -647,7 +679,8 @@ export class Exchange implements ResponseTapHandlers {
         client,
         fingerprint,
         idempotency,
-        subject: contact && p ? core.safe.call('pseudonymizer', () => p.subject(contact), null) : null,
+        subject: subjects[0] ?? null,
+        subject_alt: subjects[1] ?? null,
         attempt,
         retry_flags: flags,
         violations: error.violations,
@@ -658,6 +691,12 @@ export class Exchange implements ResponseTapHandlers {
       // Every machine field from the wire passes its pattern before any sink sees it: an error_id
       // that fails is minted anew (issue 16; src/protocol/value-patterns.ts).
       checkEventValues(event as ErrorEvent);
+      if (core.errorIds.seen(event.error_id)) {
+        // The dealer reused an error_id. Span and log keep the id the caller holds; the audit row
+        // (keyed by error_id) gets one of its own so both errors are kept, and says why.
+        event.conformance = [...event.conformance, ERROR_ID_REUSED];
+        rowId = mintErrorId();
+      }
     }
     const report: CallReport = {
       method: c.method,
@@ -666,7 +705,9 @@ export class Exchange implements ResponseTapHandlers {
       attempt,
       flags,
       durationS: (endedAt - this.startedAt) / 1000,
-      errorType: event ? boundedCode(event.code) : null,
+      errorType: event ? errorTypeOf(event.jsonrpc_code, event.code) : null,
+      statusCode: event ? boundedStatusCode(event.jsonrpc_code) : null,
+      errorCode: event ? boundedDomainCode(event.code) : null,
       error: event,
     };
     // Inline try/catch rather than safe.call closures: this runs for every call.
@@ -680,18 +721,15 @@ export class Exchange implements ResponseTapHandlers {
     this.recordMetrics(run, report);
     if (event && audited) {
       const ev = event;
-      if (core.logger) {
-        const logger = core.logger;
-        try {
-          logError(logger, ev, skill, c.method);
-        } catch (err) {
-          core.safe.fail('log', err);
-        }
+      try {
+        logError(core, ev, skill, c.method, this.spanOf(c));
+      } catch (err) {
+        core.safe.fail('log', err);
       }
       if (core.sink) {
         const sink = core.sink;
         try {
-          sink.write(ev);
+          sink.write(rowId === null ? ev : { ...ev, error_id: rowId });
         } catch (err) {
           core.safe.fail('audit-write', err);
         }
@@ -713,7 +751,7 @@ function countedReport(
   durationS: number,
   error: ParsedError,
   code: string,
-  errorType: string,
+  labels: CodeLabels,
   conformance: string[],
 ): CallReport {
   const event: ErrorEvent = {
@@ -737,6 +775,7 @@ function countedReport(
     fingerprint: null,
     idempotency: null,
     subject: null,
+    subject_alt: null,
     attempt,
     retry_flags: flags,
     violations: [],
@@ -744,7 +783,7 @@ function countedReport(
     duration_ms: null,
     key_id: null,
   };
-  return { method, protocol, skill, attempt, flags, durationS, errorType, error: event };
+  return { method, protocol, skill, attempt, flags, durationS, errorType: labels.errorType, statusCode: labels.statusCode, errorCode: labels.errorCode, error: event };
 }
 
 /** The metric group of a call in a batch: everything its labels and recorded values depend on. */
@@ -754,12 +793,15 @@ function metricKey(
   skill: string | null,
   attempt: number,
   flags: readonly string[],
-  errorType: string | null,
+  codes: CodeLabels,
   retryable: boolean | null | undefined,
   conformance: readonly string[] | null,
 ): string {
-  return `${method}\u0000${protocol}\u0000${skill ?? ''}\u0000${attempt}\u0000${flags.join(',')}\u0000${errorType ?? ''}\u0000${String(retryable)}\u0000${conformance ? conformance.join(',') : ''}`;
+  return `${method}\u0000${protocol}\u0000${skill ?? ''}\u0000${attempt}\u0000${flags.join(',')}\u0000${codes.errorType ?? ''}\u0000${codes.statusCode ?? ''}\u0000${codes.errorCode ?? ''}\u0000${String(retryable)}\u0000${conformance ? conformance.join(',') : ''}`;
 }
+
+/** The bounded code labels of a call report (telemetry-codes.ts). */
+type CodeLabels = Pick<CallReport, 'errorType' | 'statusCode' | 'errorCode'>;
 
 /** The flags of a call past the cap (never tracked): shared, never mutated. */
 const NO_FLAGS: RetryFlag[] = Object.freeze([]) as unknown as RetryFlag[];
