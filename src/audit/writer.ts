@@ -54,7 +54,8 @@ interface Gap {
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+  // Both functions inline as expressions: a bundler may rename their declarations.
+  return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {
