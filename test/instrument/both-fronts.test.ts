@@ -8,6 +8,7 @@ import { AapTriageInstrumentation } from '../../src/instrument/index.js';
 import { post } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
 import type { Dmc12Server } from '../helpers/dmc12-server.js';
+import { captureLog } from '../helpers/log-capture.js';
 import { MemoryAuditSink } from '../helpers/memory-sink.js';
 import { counterSum, waitFor } from '../helpers/otel.js';
 import { createHarness } from './harness.js';
@@ -52,5 +53,32 @@ describe('createTriage next to AapTriageInstrumentation', () => {
 
   it('rejects an unknown option at construction, naming it', () => {
     expect(() => new AapTriageInstrumentation({ auditDB: false } as never)).toThrow(/unknown option "auditDB"/);
+  });
+});
+
+describe('a logs pipeline that throws', () => {
+  it('does not throw into the host when the OpenTelemetry logger throws, and warns once', async () => {
+    const log = captureLog();
+    const sink = new MemoryAuditSink();
+    const own = new AapTriageInstrumentation({ auditSink: sink, logger: log.logger, serviceName: 'dealer-test' });
+    own.setLoggerProvider({
+      getLogger: () => ({
+        emit() {
+          throw new Error('log pipeline down');
+        },
+      }),
+    });
+    try {
+      for (const id of ['lt-1', 'lt-2']) {
+        const r = await post(dmc.url, toolsCall(id, 'create_reservation', { fail: 'RESERVATION_CONFLICT' }), DMC12_HEADERS);
+        expect(r.status).toBe(200);
+      }
+      await waitFor(() => sink.events.length === 2);
+      const warnings = log.lines().filter((l) => l.kind === 'log');
+      expect(warnings).toHaveLength(1);
+      expect(JSON.stringify(warnings)).not.toContain('log pipeline down');
+    } finally {
+      await own.shutdown();
+    }
   });
 });
