@@ -63,6 +63,7 @@ describe('a logs pipeline that throws', () => {
     const own = new AapTriageInstrumentation({ auditSink: sink, logger: log.logger, serviceName: 'dealer-test' });
     own.setLoggerProvider({
       getLogger: () => ({
+        enabled: () => true,
         emit() {
           throw new Error('log pipeline down');
         },
