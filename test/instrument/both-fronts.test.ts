@@ -3,7 +3,9 @@
  * recorded once. The instrumentation's diagnostics channel fires before the wrapped listener,
  * so it takes the exchange and the triage passes it through; disabled, the triage takes it.
  */
+import { channel } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_START_CHANNEL } from '../../src/instrument/instrumentation.js';
 import { AapTriageInstrumentation } from '../../src/instrument/index.js';
 import { post } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
@@ -81,5 +83,15 @@ describe('a logs pipeline that throws', () => {
     } finally {
       await own.shutdown();
     }
+  });
+});
+
+describe('detaching', () => {
+  it('leaves no subscriber on the request-start channel once every instrumentation is disabled or shut down', () => {
+    expect(channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(false);
+    instrumentation.enable();
+    expect(channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(true);
+    instrumentation.disable();
+    expect(channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(false);
   });
 });

@@ -227,6 +227,20 @@ describe('aap-triage/register', () => {
     }
   });
 
+  it('honours OTEL_NODE_RESOURCE_DETECTORS when the operator asks for the process detector', async () => {
+    const port = await freePort();
+    const child = await startChild({ AAP_TRIAGE_DB: 'off', OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: String(port), OTEL_NODE_RESOURCE_DETECTORS: 'env,process' });
+    try {
+      await call(child.port, 'd-fail', { fail: true });
+      const scrape = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(scrape.split('\n').find((l) => l.startsWith('target_info{'))).toContain('process_pid=');
+      child.proc.kill('SIGTERM');
+      await child.exited;
+    } finally {
+      if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+    }
+  });
+
   it('exports each error as an aap.error OTLP log record with OTEL_LOGS_EXPORTER=otlp', async () => {
     const received: unknown[] = [];
     const collector = createServer((req, res) => {
