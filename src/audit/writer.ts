@@ -53,7 +53,10 @@ interface Gap {
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+  // The worker runs as an eval'd CommonJS script, where `require` exists. The library bundle
+  // (scripts/bundle-lib.mjs, rolldown) rewrites `require(…)` in these functions' text to its
+  // `__require(…)` shim, so the script defines that name too.
+  return `'use strict';\nconst __require = require;\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditReader } from '../../src/audit/index.js';
 import { ROOT, ensureBuilt } from '../helpers/dist.js';
 
-const REGISTER = join(ROOT, 'dist', 'instrument', 'register.js');
+// The bundle hosts load as `aap-triage/register` (package.json exports).
+const REGISTER = join(ROOT, 'dist', 'lib', 'register.js');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'register-dmc12.mjs');
 const HOST_OTEL = join(import.meta.dirname, 'fixtures', 'host-otel.mjs');
 
