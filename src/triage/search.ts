@@ -20,6 +20,37 @@ export interface SearchOptions extends QueryOptions {
   offset?: number;
   /** Skip the `COUNT(*)` (total is then -1); for callers that only page. Default false. */
   skipTotal?: boolean;
+  /** Order of the rows. Default newest first (`{ by: 'time', descending: true }`). */
+  sort?: ErrorSort;
+}
+
+/** Columns `searchErrors` can order by (the TUI's sortable columns). */
+export type ErrorSortKey = 'time' | 'code' | 'retryable' | 'skill' | 'protocol' | 'client' | 'attempt';
+
+/** An order of search results: by one column, then newest first among equals. */
+export interface ErrorSort {
+  readonly by: ErrorSortKey;
+  /** Largest / latest / last in the alphabet first. */
+  readonly descending: boolean;
+}
+
+/** The SQL column of each sort key: a fixed allow-list, so no caller text reaches ORDER BY. */
+const SORT_COLUMN: Readonly<Record<ErrorSortKey, string>> = {
+  time: 'occurred_at',
+  code: 'code',
+  retryable: 'retryable',
+  skill: 'skill',
+  protocol: 'protocol',
+  client: 'client',
+  attempt: 'attempt',
+};
+
+/** The ORDER BY of `sort`: its column, then time and id (newest first) so pages are stable. */
+function orderBy(sort: ErrorSort | undefined): string {
+  if (!sort || sort.by === 'time') return sort && !sort.descending ? 'occurred_at ASC, error_id ASC' : 'occurred_at DESC, error_id DESC';
+  const column = SORT_COLUMN[sort.by];
+  if (!column) throw new RangeError(`sort.by must be one of ${Object.keys(SORT_COLUMN).join(', ')}; got ${String(sort.by)}`);
+  return `${column} ${sort.descending ? 'DESC' : 'ASC'}, occurred_at DESC, error_id DESC`;
 }
 
 /** A page of search results, newest first. */
@@ -43,9 +74,10 @@ const clampInt = (v: number | undefined, dflt: number, min: number, max: number)
   v === undefined || !Number.isFinite(v) ? dflt : Math.min(max, Math.max(min, Math.trunc(v)));
 
 /**
- * Errors matching `query` in `window`, newest first (`occurred_at DESC, error_id DESC`), one
- * page at a time, with the total count. Backs `aap-triage search` and the TUI's Errors view.
- * Throws `QuerySyntaxError` for a bad query.
+ * Errors matching `query` in `window`, newest first (`occurred_at DESC, error_id DESC`) unless
+ * `options.sort` says otherwise, one page at a time, with the total count. Backs
+ * `aap-triage search` and the TUI's Errors view. Throws `QuerySyntaxError` for a bad query,
+ * `RangeError` for an unknown sort key.
  */
 export function searchErrors(db: Db, query: Query | string | null, window: TimeWindow, options: SearchOptions = {}): SearchResult {
   const q = asQuery(query);
@@ -53,7 +85,7 @@ export function searchErrors(db: Db, query: Query | string | null, window: TimeW
   const limit = clampInt(options.limit, 50, 1, 10_000);
   const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   const rows = (
-    prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at DESC, error_id DESC LIMIT ? OFFSET ?`).all(
+    prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY ${orderBy(options.sort)} LIMIT ? OFFSET ?`).all(
       ...c.params,
       limit,
       offset,
@@ -119,8 +151,23 @@ export function errorHistogram(db: Db, query: Query | string | null, window: Tim
 export interface TailCursor {
   /** Time of the previous poll, epoch ms. */
   at: number;
-  /** Ids already returned (or skipped as old) with occurred_at at or after `at - lookbackMs`. */
-  seen: Set<string>;
+  /** Ids already returned (or skipped as old) → their occurred_at, kept for `lookbackMs` before the last poll. */
+  seen: Map<string, number>;
+  /**
+   * Set after a full page: the next call continues right after this row (keyset paging, in
+   * `(occurred_at, error_id)` order), so a burst larger than a page is read page by page, never
+   * skipped. Null once caught up.
+   */
+  after: { at: number; id: string } | null;
+}
+
+/** What one `nextErrors` call returns. */
+export interface NextErrors {
+  /** New rows, oldest first (at most `limit`). */
+  rows: ErrorEvent[];
+  cursor: TailCursor;
+  /** More rows are waiting: call again at once with `cursor` (they are not skipped). */
+  more: boolean;
 }
 
 /**
@@ -128,35 +175,46 @@ export interface TailCursor {
  * Writers commit in batches, so a row may land with an `occurred_at` a little before the
  * previous poll; every poll re-reads from `lookbackMs` (default 10 000 ms) before the previous
  * poll and skips ids already returned. Rows stamped in the future (a writer's clock ahead of
- * ours) are returned once. At most `limit` rows (default 1000). Backs `aap-triage tail` and the
- * TUI's live refresh.
+ * ours) are returned once. At most `limit` rows (default 1000) per call; when more are waiting,
+ * `more` is true and the next call with the returned cursor goes on from the last row returned
+ * (issue 16: `tail` never skips). Backs `aap-triage tail` and the TUI's live refresh.
  */
 export function nextErrors(
   db: Db,
   query: Query | string | null,
   cursor: TailCursor,
   options: QueryOptions & { lookbackMs?: number; limit?: number } = {},
-): { rows: ErrorEvent[]; cursor: TailCursor } {
+): NextErrors {
   const q = asQuery(query);
   const now = options.now ?? Date.now();
   const lookback = options.lookbackMs ?? 10_000;
-  const from = Math.min(cursor.at, now) - lookback;
-  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
   const limit = clampInt(options.limit, 1000, 1, 100_000);
+  const after = cursor.after;
+  const from = after ? after.at : Math.min(cursor.at, now) - lookback;
+  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
   const found = (
-    prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`).all(
-      ...c.params,
-      limit + cursor.seen.size,
-    ) as ErrorEventRecord[]
-  ).map(toErrorEvent);
-  const rows = found.filter((r) => !cursor.seen.has(r.error_id)).slice(0, limit);
-  const returned = new Set(rows.map((r) => r.error_id));
-  const seen = new Set<string>();
-  for (const r of found) if (r.occurred_at >= now - lookback && (cursor.seen.has(r.error_id) || returned.has(r.error_id))) seen.add(r.error_id);
-  return { rows, cursor: { at: now, seen } };
+    after
+      ? prepared(
+          db,
+          `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at ASC, error_id ASC LIMIT ?`,
+        ).all(...c.params, after.at, after.at, after.id, limit + 1)
+      : prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`).all(
+          ...c.params,
+          limit + cursor.seen.size + 1,
+        )
+  ) as ErrorEventRecord[];
+  const unseen = found.map(toErrorEvent).filter((r) => !cursor.seen.has(r.error_id));
+  const more = unseen.length > limit;
+  const rows = more ? unseen.slice(0, limit) : unseen;
+  const keepFrom = now - lookback;
+  const seen = new Map<string, number>();
+  for (const [id, at] of cursor.seen) if (at >= keepFrom) seen.set(id, at);
+  for (const r of rows) if (r.occurred_at >= keepFrom) seen.set(r.error_id, r.occurred_at);
+  const last = rows[rows.length - 1];
+  return { rows, cursor: { at: more ? cursor.at : now, seen, after: more && last ? { at: last.occurred_at, id: last.error_id } : null }, more };
 }
 
 /** A cursor for polls from `at` (epoch ms) on; rows of the `lookbackMs` before it count as new. */
 export function tailCursor(at: number): TailCursor {
-  return { at, seen: new Set() };
+  return { at, seen: new Map(), after: null };
 }

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ERROR_EVENT_COLUMNS, openAuditSink, readHealth } from '../../src/audit/index.js';
+import { ERROR_EVENT_COLUMNS, issueKey, openAuditSink, readHealth } from '../../src/audit/index.js';
 import type { AuditHealth } from '../../src/audit/index.js';
 import { captureLogger, count, makeEvent, rawDb, tempDir } from './helpers.js';
 
@@ -54,6 +54,8 @@ describe('SqliteAuditSink#write()', () => {
         retry_flags: JSON.stringify(e.retry_flags),
         violations: JSON.stringify(e.violations),
         conformance: JSON.stringify(e.conformance),
+        issue_key: issueKey(e),
+        subject_alt: null,
       });
     });
   });
@@ -157,6 +159,22 @@ describe('SqliteAuditSink#write()', () => {
     expect(logger.lines.find((l) => l.level === 'warn')?.msg).toMatch(/queue full/);
   });
 
+  it('stores a summary gap row from recordGap (the per-exchange cap) and counts it as dropped', async () => {
+    const t = temp();
+    const sink = openAuditSink({ path: t.db, service: 'dealer-test', logger: captureLogger(), handleSignals: false });
+    sink.write(makeEvent(1));
+    sink.recordGap({ service: 'dealer-test', startedAt: 1_700_000_000_100, endedAt: 1_700_000_000_200, count: 9_900, reason: 'exchange_cap' });
+    sink.recordGap({ service: 'dealer-test', startedAt: 0, endedAt: 0, count: 0, reason: 'exchange_cap' });
+    await sink.close();
+    expect(sink.health()).toMatchObject({ written: 1, dropped: 9_900, failed: 0 });
+    const db = rawDb(t.db);
+    expect(db.prepare('SELECT service, started_at, ended_at, dropped, reason FROM audit_gaps').all()).toEqual([
+      { service: 'dealer-test', started_at: 1_700_000_000_100, ended_at: 1_700_000_000_200, dropped: 9_900, reason: 'exchange_cap' },
+    ]);
+    db.close();
+    expect(readHealth(t.db)).toMatchObject({ dropped: 9_900 });
+  });
+
   it('counts a batch that cannot get the write lock as failed, reports degraded, then recovers and writes a gap row', async () => {
     const t = temp();
     const logger = captureLogger();
@@ -221,12 +239,12 @@ describe('SqliteAuditSink#write()', () => {
     expect(existsSync(t.db)).toBe(false);
   });
 
-  it('writes an ok health file next to the database once it is open', async () => {
+  it('writes an ok health file next to the database once it is open, named after its service and process', async () => {
     const t = temp();
     const sink = openAuditSink({ path: t.db, logger: captureLogger(), handleSignals: false, service: 'dealer-test' });
     sink.write(makeEvent(1));
     await sink.close();
-    const file = JSON.parse(readFileSync(`${t.db}.health.json`, 'utf8'));
+    const file = JSON.parse(readFileSync(`${t.db}.health.dealer-test.${process.pid}.json`, 'utf8'));
     expect(file).toMatchObject({ state: 'ok', written: 1, path: t.db, service: 'dealer-test' });
   });
 });

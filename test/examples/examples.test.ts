@@ -119,15 +119,14 @@ describe.each(EXAMPLES)('examples/$dir', (ex) => {
   it('logs one JSON line per error answer on stderr, nothing on stdout, and nothing unexpected', async () => {
     const errors = curls.filter((c) => c.status !== 'HTTP/1.1 200 OK' || JSON.stringify(c.body).includes('"error'));
     const deadline = Date.now() + 5_000;
-    // The default logger writes to stderr: the host's stdout stays its own (issue 13).
-    const isLine = (l: string): boolean => l.includes('"msg":"json-rpc error sent"');
-    const logged = (): string[] => stderr.split('\n').filter(isLine);
+    const isErrorLine = (l: string): boolean => l.startsWith('{') && l.includes('"msg":"json-rpc error sent"');
+    const logged = (): string[] => stderr.split('\n').filter(isErrorLine);
     while (logged().length < errors.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(logged()).toHaveLength(errors.length);
     expect(stdout).toBe('');
     let rest = stderr
       .split('\n')
-      .filter((l) => !isLine(l))
+      .filter((l) => !isErrorLine(l))
       .join('\n')
       .replace(ex.ready, '');
     for (const re of ex.stderr) {

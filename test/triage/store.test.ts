@@ -100,7 +100,18 @@ describe('getError and getTrace', () => {
     expect(d.codeInfo?.code).toBe('SCHEMA_VALIDATION_FAILED');
     expect(d.codeInfo?.retryable).toBe(false);
     expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3, 4]);
+    expect(d.sameFingerprintCount).toBe(3);
     expect(d.sameTrace).toEqual([]);
+  });
+
+  it('lists the retry chain nearest the error on both sides with the true count, not the oldest', () => {
+    const [second] = searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 }).rows;
+    const all = getError(db, second!.error_id, { relatedLimit: 1000 })!;
+    const d = getError(db, second!.error_id, { relatedLimit: 2 })!;
+    expect(d.sameFingerprintCount).toBe(all.sameFingerprint.length);
+    // One before (attempt 1) and one after (attempt 3): the neighbours.
+    expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3]);
+    expect(d.fingerprintWindowMs).toBe(600_000);
   });
 
   it('relates the DMC-12 row and the A2A row through their shared trace id', () => {
@@ -146,6 +157,40 @@ describe('nextErrors', () => {
       writable.prepare('DELETE FROM error_events WHERE error_id = ?').run(future.error_id);
       writable.prepare('DELETE FROM error_events WHERE error_id IN (?, ?)').run(a.error_id, late.error_id);
     } finally {
+      writable.close();
+    }
+  });
+});
+
+describe('nextErrors paging', () => {
+  it('pages through a burst larger than one page and skips none, then catches up with late commits', () => {
+    const writable = new Database(store.path);
+    const burst = Array.from({ length: 2_500 }, (_, i) => event({ occurred_at: T0 + 55 * MIN + 1000 + Math.floor(i / 3), code: 'RATE_LIMITED' }));
+    try {
+      const start = T0 + 55 * MIN;
+      let next = nextErrors(db, '', tailCursor(start), { now: start });
+      insertEvents(writable, burst);
+      const got: string[] = [];
+      const pages: number[] = [];
+      next = nextErrors(db, '', next.cursor, { now: start + 2000 });
+      for (;;) {
+        pages.push(next.rows.length);
+        got.push(...next.rows.map((r) => r.error_id));
+        if (!next.more) break;
+        next = nextErrors(db, '', next.cursor, { now: start + 2000 });
+      }
+      expect(pages).toEqual([1000, 1000, 500]);
+      expect(new Set(got).size).toBe(2_500);
+      expect(new Set(got)).toEqual(new Set(burst.map((e) => e.error_id)));
+      const late = event({ occurred_at: start + 1500, code: 'INTERNAL_ERROR' });
+      insertEvents(writable, [late]);
+      next = nextErrors(db, '', next.cursor, { now: start + 3000 });
+      expect(next.rows.map((r) => r.error_id)).toEqual([late.error_id]);
+      expect(next.more).toBe(false);
+      burst.push(late);
+    } finally {
+      const del = writable.prepare('DELETE FROM error_events WHERE error_id = ?');
+      for (const e of burst) del.run(e.error_id);
       writable.close();
     }
   });
@@ -218,7 +263,7 @@ describe('findStorms', () => {
 describe('draftIncident', () => {
   it('drafts a storm with every section DESIGN §7 asks for', () => {
     const d = draftIncident(db, { kind: 'storm', id: stormId(STORM_CLIENT, T0) }, { now: T0 + 3_600_000 })!;
-    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 12)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
+    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 8)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
     const sections = d.text.split('\n').filter((l) => /^[A-Z]/.test(l));
     expect(sections).toEqual([
       `Subject: ${d.subject}`,
