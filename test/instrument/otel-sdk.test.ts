@@ -165,6 +165,14 @@ describe('module systems and what loads', () => {
     expect(files.filter((f) => forbidden.test(f))).toEqual([]);
   });
 
+  it('adds at most 150 modules over @opentelemetry/api alone (issue 13 target; time is measured by bench/startup.bench.mjs)', () => {
+    const count = (entry: string): number => {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'startup', 'probe.mjs'), entry, '--count'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 });
+      return (JSON.parse(r.stdout) as { modules: number }).modules;
+    };
+    expect(count('aap-triage') - count('@opentelemetry/api')).toBeLessThanOrEqual(150);
+  });
+
   it('needs no import-time SDK for require() of every entry point', () => {
     const r = spawnSync(process.execPath, ['-e', "for (const e of ['aap-triage', 'aap-triage/protocol', 'aap-triage/client']) require(e); console.log(Object.keys(require.cache).filter((k) => /sdk-node|exporter-/.test(k)).length)"], {
       cwd: ROOT,
