@@ -54,7 +54,8 @@ interface Gap {
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  // Both functions inline as expressions: a bundler may rename their declarations.
+  // Both functions inline as expressions (a bundler may rename their declarations), and
+  // `require` passed in (the library bundle rewrites free `require(…)` calls to its own shim).
   return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
 }
 
