@@ -33,6 +33,8 @@ export interface AapServerOptions {
   triage?: Triage | null;
   /** Where an extra `express.json()` sits relative to the middleware. @default 'none' */
   parser?: 'before' | 'after' | 'none';
+  /** Mount `triage.errorHandler()` after the routes. @default false */
+  errorHandler?: boolean;
 }
 
 export interface AapServer {
@@ -163,6 +165,7 @@ export async function startAapServer(options: AapServerOptions = {}): Promise<Aa
   if (parser === 'after') app.use(express.json());
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  if (options.triage && options.errorHandler) app.use(options.triage.errorHandler());
   return {
     url,
     rpcUrl: `${url}${JSONRPC_PATH}`,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory, ServiceParameters, withA2AExtensions } from '@a2a-js/sdk/client';
-import { AAP_CODES, ERROR_ID_PATTERN } from '../../src/protocol/index.js';
+import { AAP_CODES, ERROR_ID_PATTERN, conformanceRuleIds } from '../../src/protocol/index.js';
 import type { AapCode } from '../../src/protocol/index.js';
 import { AAP_HEADERS, TEST_EXTENSION_URI, post, sendMessageBody, startAapServer } from '../helpers/aap-server.js';
 import type { AapServer } from '../helpers/aap-server.js';
@@ -134,7 +134,8 @@ describe('A2A protocol errors', () => {
     const r = await post(srv.rpcUrl, { jsonrpc: '2.0', id: 'unk-1', method: 'FetchEverything', params: {} });
     expect((r.json as { error: { code: number } }).error.code).toBe(-32601);
     const span = await h.span('unk-1');
-    expect(span.name).toBe('_OTHER');
+    // semconv 1.45: an RPC span whose method is _OTHER is named after rpc.system.name.
+    expect(span.name).toBe('jsonrpc');
     expect(span.attributes['rpc.method']).toBe('_OTHER');
     expect(span.attributes['rpc.method_original']).toBe('FetchEverything');
     const id = assertErrorSpan(span, { code: '-32601', rpcStatus: '-32601', protocol: 'jsonrpc' });
@@ -189,6 +190,8 @@ describe.each([
         expect((errorInfo?.metadata as Record<string, string>).error_id).toBe(payload.error_id);
       }
       expect(payload.error_id).toMatch(ERROR_ID_PATTERN);
+      // What the rewrite sends breaks no rule of our own checker (issue 15), in the endpoint's form.
+      expect(conformanceRuleIds(r.json, { family: 'aap', form })).toEqual([]);
       const errorId = assertErrorSpan(await hh.span(id), { code, protocol: 'aap', retryable: info.retryable });
       expect(errorId).toBe(payload.error_id);
       const ev = hh.event(errorId);
