@@ -30,7 +30,7 @@ import { isAgentCardPath } from './endpoint-forms.js';
 import { ERROR_ID_REUSED } from './error-id-memory.js';
 import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
-import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
+import { adoptServerSpan, finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
 import { SseReader } from '../protocol/index.js';
 
 type Obj = Record<string, unknown>;
@@ -40,6 +40,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 interface CallState {
   call: RequestCall | null;
   span: Span;
+  /** The span is the HTTP server span (a single call, DESIGN §4): set, never ended, here. */
+  onServerSpan: boolean;
   method: string;
   outcome: CallOutcome | null;
   conformance: string[];
@@ -139,11 +141,19 @@ export class Exchange implements ResponseTapHandlers {
     this.body = new RequestBodyTap(req, core.maxBodyBytes);
     // The exchange is the tap's handler object: no per-request closures on the hot path.
     tapResponse(res, core.maxBodyBytes, this);
-    // 'close' follows 'finish' on a completed response and also ends an aborted one. One shared
-    // listener finds the exchange through the tap: no closure per request. A response already
-    // tapped for another observer (two triages in one process) gets a listener of its own.
-    if (tapHandlers(res) === this) res.on('close', onResponseClose);
-    else res.once('close', () => this.closed());
+    // 'close' follows 'finish' on a completed response and also ends an aborted one. The calls
+    // are reported on 'finish' when it comes: the HTTP instrumentation ends its server span on
+    // 'close' (its listener is older than ours), and a single call is recorded on that span. One
+    // shared listener finds the exchange through the tap: no closure per request. A response
+    // already tapped for another observer (two triages in one process) gets listeners of its own.
+    if (tapHandlers(res) === this) {
+      res.on('finish', onResponseClose);
+      res.on('close', onResponseClose);
+    } else {
+      const done = (): void => this.closed();
+      res.once('finish', done);
+      res.once('close', done);
+    }
   }
 
   /** The response closed: report every call (once). Never throws. */
@@ -174,9 +184,11 @@ export class Exchange implements ResponseTapHandlers {
       // few own properties of each call are read.
       const classified = Array.isArray(body) ? (body.length > 0 ? body.map(classifyCall) : null) : isObj(body) ? [classifyCall(body)] : null;
       if (classified) {
+        // A single call (not a batch) under the HTTP server span is recorded on that span.
+        const onServerSpan = !Array.isArray(body) && this.parentSpan !== null;
         for (const call of classified) {
           if (call.isNotification) continue;
-          calls.push(this.newCall(call));
+          calls.push(this.newCall(call, onServerSpan));
         }
       }
     }
@@ -184,13 +196,16 @@ export class Exchange implements ResponseTapHandlers {
     return calls;
   }
 
-  private newCall(call: RequestCall | null): CallState {
+  private newCall(call: RequestCall | null, onServerSpan = false): CallState {
     const raw = call?.method ?? null;
     const known = raw !== null && this.core.knownMethods.has(raw);
     const method = known ? (raw as string) : RPC_METHOD_OTHER;
     const original = known ? null : safeMethodOriginal(raw);
-    const span = startCallSpan(this.core.tracer, this.parentContext(), method, original, call?.id, this.startedAt);
-    return { call, span, method, outcome: null, conformance: [] };
+    const span =
+      onServerSpan && this.parentSpan
+        ? adoptServerSpan(this.parentSpan, method, original, call?.id)
+        : startCallSpan(this.core.tracer, this.parentContext(), method, original, call?.id, this.startedAt);
+    return { call, span, onServerSpan: onServerSpan && this.parentSpan !== null, method, outcome: null, conformance: [] };
   }
 
   private parentContext(): Context {
@@ -531,7 +546,7 @@ export class Exchange implements ResponseTapHandlers {
     };
     // Inline try/catch rather than safe.call closures: this runs for every call.
     try {
-      finishCallSpan(c.span, report, endedAt);
+      finishCallSpan(c.span, report, endedAt, !c.onServerSpan);
     } catch (err) {
       core.safe.fail('span', err);
     }
