@@ -15,7 +15,7 @@ import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
-import type { AuditHealth, AuditSink } from './sink.js';
+import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 import { writerWorkerMain } from './writer-worker.js';
 
 /** Health with the counters only this sink has. */
@@ -28,6 +28,7 @@ export interface SqliteAuditHealth extends AuditHealth {
 export interface SqliteAuditSink extends AuditSink {
   /** Absolute database path. */
   readonly path: string;
+  recordGap(gap: AuditGap): void;
   health(): SqliteAuditHealth;
 }
 
@@ -152,6 +153,23 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       this.failed++;
       // The error's name only: its message could quote the event.
       this.warn('bad_event', { err: (error as Error)?.name ?? 'Error' }, 'audit: an error event could not be converted and was not recorded');
+    }
+  }
+
+  recordGap(gap: AuditGap): void {
+    try {
+      const count = Math.trunc(gap.count);
+      if (!(count > 0)) return;
+      if (this.closing || this.state === 'failed') {
+        this.failed += count;
+      } else {
+        this.dropped += count;
+        this.gaps.push(gapRow(gap.service, Math.trunc(gap.startedAt), Math.trunc(gap.endedAt), count, gap.reason));
+        this.arm();
+      }
+      this.reportSoon();
+    } catch {
+      // a summary is best effort; never throw into the host
     }
   }
 

@@ -225,20 +225,26 @@ function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
   return hit;
 }
 
-/** Records one call: duration, attempts, and for errors, retries and conformance, the counters. */
+/**
+ * Records one call — or `r.count` identical calls of one exchange: duration, attempts, and for
+ * errors, retries and conformance, the counters (added once with the count).
+ */
 export function recordCall(i: Instruments, r: CallReport): void {
   const e = r.error;
+  const n = r.count ?? 1;
   const labels = labelsFor(r, e ? e.retryable : null);
-  i.callDuration.record(r.durationS, labels.duration);
-  i.attempts.record(r.attempt, labels.base);
+  for (let k = 0; k < n; k++) {
+    i.callDuration.record(r.durationS, labels.duration);
+    i.attempts.record(r.attempt, labels.base);
+  }
   if (r.attempt > 1) {
-    if (r.flags.length === 0) i.retries.add(1, retryLabels(labels, RETRY_FLAG_NONE));
-    for (const flag of r.flags) i.retries.add(1, retryLabels(labels, flag));
+    if (r.flags.length === 0) i.retries.add(n, retryLabels(labels, RETRY_FLAG_NONE));
+    for (const flag of r.flags) i.retries.add(n, retryLabels(labels, flag));
   }
   if (e && labels.error) {
-    i.errors.add(1, labels.error);
+    i.errors.add(n, labels.error);
     for (const rule of e.conformance) {
-      i.conformance.add(1, ruleLabels(r.protocol, rule));
+      i.conformance.add(n, ruleLabels(r.protocol, rule));
     }
   }
 }
