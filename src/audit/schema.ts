@@ -120,13 +120,15 @@ export const MIGRATIONS: readonly string[] = [
   // - `issue_key` (src/audit/issue-key.ts) groups rows into issues; rows written before this
   //   migration have NULL and are in no issue. Its index serves `issue:` and "list this issue's
   //   errors"; few distinct keys, so it grows at a few hundred right edges, like the code index.
-  // - `issue_hours`: per hour × issue × client, the errors, retryable / terminal counts and the
-  //   first and last time, so `listIssues` reads ~10⁴ summary rows for 24 h instead of ~10⁵–10⁶
-  //   errors. `client` is '' for calls without a credential. Kept by the writer, one upsert per
-  //   (hour, issue, client) of each batch (ISSUE_HOURS_UPSERT_SQL), and by `prune` / `forget`,
-  //   which rebuild the hours they touch from the rows (src/audit/issue-hours.ts). Not by a
-  //   trigger: measured here, any AFTER INSERT trigger on error_events (even `SELECT 1`) costs
-  //   ~80 µs a row, more than the insert itself.
+  // - `issue_hours`: per hour × issue, the errors, retryable / terminal counts, the first and
+  //   last time, and the hour's clients as distinct ids of `issue_client_ids`, comma-separated,
+  //   so `listIssues` reads ~5 000 summary rows for 24 h instead of ~330 000 errors (a row per
+  //   hour × issue × client barely compressed: 6 M summary rows for 10 M errors). Kept by the
+  //   writer, per batch (ISSUE_HOURS_UPSERT_SQL), and by `prune` / `forget`, which rebuild the
+  //   hours they touch from the rows (src/audit/issue-hours.ts). Not by a trigger: measured
+  //   here, any AFTER INSERT trigger on error_events (even `SELECT 1`) costs ~80 µs a row.
+  // - `issue_client_ids`: a small integer per client pseudonym, for those lists. A call without
+  //   a credential has none (it is not a client affected).
   // - `subject_alt`: the second subject pseudonym when a request held both an email (in
   //   `subject`) and a phone, so erasure by either finds the row.
   // - `client_labels`: an operator's name and support contact for a client pseudonym. Business
@@ -139,14 +141,19 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE issue_hours (
     hour      INTEGER NOT NULL,
     issue_key TEXT NOT NULL,
-    client    TEXT NOT NULL,
     errors    INTEGER NOT NULL,
     retryable INTEGER NOT NULL,
     terminal  INTEGER NOT NULL,
     first_at  INTEGER NOT NULL,
     last_at   INTEGER NOT NULL,
-    PRIMARY KEY (hour, issue_key, client)
+    clients   TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (hour, issue_key)
   ) WITHOUT ROWID;
+
+  CREATE TABLE issue_client_ids (
+    id     INTEGER PRIMARY KEY,
+    client TEXT NOT NULL UNIQUE
+  );
 
   CREATE TABLE client_labels (
     client     TEXT PRIMARY KEY NOT NULL,
@@ -161,18 +168,20 @@ export const MIGRATIONS: readonly string[] = [
 export const ISSUE_HOUR_MS = 3_600_000;
 
 /**
- * Adds one (hour, issue, client) aggregate of a batch to `issue_hours`; parameters in column
- * order: hour, issue_key, client, errors, retryable, terminal, first_at, last_at. The writer
- * runs it once per distinct key of each batch, in the batch's transaction.
+ * Adds one (hour, issue) aggregate of a batch to `issue_hours`; parameters in column order:
+ * hour, issue_key, errors, retryable, terminal, first_at, last_at, clients — `clients` already
+ * merged with the stored list (the writer reads it first, in the same transaction). The writer
+ * runs it once per distinct (hour, issue) of each batch.
  */
-export const ISSUE_HOURS_UPSERT_SQL = `INSERT INTO issue_hours (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
+export const ISSUE_HOURS_UPSERT_SQL = `INSERT INTO issue_hours (hour, issue_key, errors, retryable, terminal, first_at, last_at, clients)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (hour, issue_key, client) DO UPDATE SET
+  ON CONFLICT (hour, issue_key) DO UPDATE SET
     errors = errors + excluded.errors,
     retryable = retryable + excluded.retryable,
     terminal = terminal + excluded.terminal,
     first_at = min(first_at, excluded.first_at),
-    last_at = max(last_at, excluded.last_at)`;
+    last_at = max(last_at, excluded.last_at),
+    clients = excluded.clients`;
 
 /** Schema version a fully migrated database reports in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
