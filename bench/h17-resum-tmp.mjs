@@ -1,0 +1,12 @@
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from '/work/wt-h17/dist/audit/schema.js';
+import { rebuildIssueHours } from '/work/wt-h17/dist/audit/issue-hours.js';
+const db = new Database('/work/wt-h17/bench/results/triage-10m.db');
+db.pragma('cache_size = -1000000');
+const m3 = MIGRATIONS[2];
+const t = performance.now();
+db.exec('DROP TABLE IF EXISTS issue_hours; DROP TABLE IF EXISTS issue_client_ids;');
+db.exec(m3.slice(m3.indexOf('CREATE TABLE issue_hours'), m3.indexOf('CREATE TABLE client_labels')));
+db.transaction(() => rebuildIssueHours(db))();
+console.log('rebuilt', db.prepare('select count(*) from issue_hours').pluck().get(), 'rows in', Math.round(performance.now() - t), 'ms');
+db.close();
