@@ -17,6 +17,7 @@ import type { ExchangeErrors } from './aap-error-hook.js';
 import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attributes.js';
 import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
+import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
 import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
 import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
@@ -67,11 +68,6 @@ function mayHoldError(body: Buffer | string): boolean {
   if (typeof body === 'string') return NEEDLES.some((n) => body.includes(n));
   for (const n of NEEDLE_BUFFERS) if (body.indexOf(n) !== -1) return true;
   return false;
-}
-
-/** A code safe to use as a bounded telemetry value; anything else is `_OTHER`. */
-function boundedCode(code: string): string {
-  return /^-?[A-Za-z0-9_.]{1,64}$/.test(code) ? code : RPC_METHOD_OTHER;
 }
 
 /** Attempt number from the client's `aap-attempt` header (1…100), or null. */
@@ -528,7 +524,9 @@ export class Exchange implements ResponseTapHandlers {
       attempt,
       flags,
       durationS: (endedAt - this.startedAt) / 1000,
-      errorType: event ? boundedCode(event.code) : null,
+      errorType: event ? errorTypeOf(event.jsonrpc_code, event.code) : null,
+      statusCode: event ? boundedStatusCode(event.jsonrpc_code) : null,
+      errorCode: event ? boundedDomainCode(event.code) : null,
       error: event,
     };
     // Inline try/catch rather than safe.call closures: this runs for every call.
@@ -547,13 +545,10 @@ export class Exchange implements ResponseTapHandlers {
     }
     if (event) {
       const ev = event;
-      if (core.logger) {
-        const logger = core.logger;
-        try {
-          logError(logger, ev, skill, c.method);
-        } catch (err) {
-          core.safe.fail('log', err);
-        }
+      try {
+        logError(core, ev, skill, c.method, c.span);
+      } catch (err) {
+        core.safe.fail('log', err);
       }
       if (core.sink) {
         const sink = core.sink;
@@ -565,12 +560,6 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
   }
-}
-
-/** True when `res` is already observed by an exchange of `core` (the error handler then starts none). */
-export function isObservedBy(core: TriageCore, res: ServerResponse): boolean {
-  const h = tapHandlers(res);
-  return h instanceof Exchange && h.core === core;
 }
 
 /**

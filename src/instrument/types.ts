@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { Logger } from 'pino';
 import type { AuditSink } from '../audit/sink.js';
 import type { Pseudonymizer } from '../audit/pseudonym.js';
@@ -71,7 +72,7 @@ export interface TriageOptions {
   /**
    * pino logger for the one line per error (and the instrumentation's own warnings), or `false`
    * for none.
-   * @default pino() to stdout at level info
+   * @default pino at level warn to stderr (nothing on the host's stdout)
    */
   logger?: Logger | false;
   /**
@@ -148,3 +149,10 @@ export interface Triage {
    */
   shutdown(): Promise<void>;
 }
+
+/**
+ * Options of {@link AapTriageInstrumentation}: every {@link TriageOptions} field except the
+ * providers (the SDK sets them through `setTracerProvider` / `setMeterProvider` /
+ * `setLoggerProvider`), plus `enabled` from `InstrumentationConfig`.
+ */
+export interface AapTriageInstrumentationConfig extends InstrumentationConfig, Omit<TriageOptions, 'tracerProvider' | 'meterProvider'> {}

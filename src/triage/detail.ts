@@ -11,8 +11,16 @@ export interface ErrorDetail {
   codeInfo: CodeInfo | null;
   /** Other errors with the same trace_id or upstream_trace_id, oldest first. */
   sameTrace: ErrorEvent[];
-  /** Other errors of the same client with the same call fingerprint near this one, oldest first (the retry chain). */
+  /**
+   * Other errors of the same client with the same call fingerprint nearest this one in time —
+   * up to half the limit before it and the rest after it, oldest first (the retry chain around
+   * the selected attempt).
+   */
   sameFingerprint: ErrorEvent[];
+  /** How many other errors of the same client and fingerprint lie within ±`fingerprintWindowMs`: the true count, not the rows shown. */
+  sameFingerprintCount: number;
+  /** The span `sameFingerprintCount` covers on either side, ms. */
+  fingerprintWindowMs: number;
 }
 
 /** Options of `getError`. */
@@ -40,16 +48,41 @@ export function getError(db: Db, errorId: string, options: DetailOptions = {}): 
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
   const sameTrace = traceIds.length ? getTrace(db, traceIds, limit + 1).filter((r) => r.error_id !== errorId).slice(0, limit) : [];
   let sameFingerprint: ErrorEvent[] = [];
+  let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
-    const sql =
-      error.client !== null
-        ? `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE client = ? AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ? ORDER BY occurred_at, error_id LIMIT ?`
-        : `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE client IS ? AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ? ORDER BY occurred_at, error_id LIMIT ?`;
-    sameFingerprint = (
-      prepared(db, sql).all(error.client, error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId, limit) as ErrorEventRecord[]
+    // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
+    const match = `client IS ? AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
+    const args = [error.client, error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId] as const;
+    const here = [error.occurred_at, error.occurred_at, errorId] as const;
+    const before = (
+      prepared(
+        db,
+        `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?)) ORDER BY occurred_at DESC, error_id DESC LIMIT ?`,
+      ).all(...args, ...here, limit) as ErrorEventRecord[]
     ).map(toErrorEvent);
+    const after = (
+      prepared(
+        db,
+        `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at, error_id LIMIT ?`,
+      ).all(...args, ...here, limit) as ErrorEventRecord[]
+    ).map(toErrorEvent);
+    // Half the rows on each side; a side with fewer leaves its share to the other.
+    const nBefore = Math.min(before.length, Math.max(Math.ceil(limit / 2), limit - after.length));
+    const nAfter = Math.min(after.length, limit - nBefore);
+    sameFingerprint = [...before.slice(0, nBefore).reverse(), ...after.slice(0, nAfter)];
+    sameFingerprintCount =
+      before.length < limit && after.length < limit
+        ? before.length + after.length
+        : (prepared(db, `SELECT COUNT(*) FROM error_events WHERE ${match}`).pluck().get(...args) as number);
   }
-  return { error, codeInfo: codeInfoFor(error.protocol, error.code) ?? null, sameTrace, sameFingerprint };
+  return {
+    error,
+    codeInfo: codeInfoFor(error.protocol, error.code) ?? null,
+    sameTrace,
+    sameFingerprint,
+    sameFingerprintCount,
+    fingerprintWindowMs: span,
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { retriedAnswers, summarizeErrors, type CodeBreakdown, type ErrorSummary 
 import { loadClientLabels, NO_CREDENTIAL, shortClient as shortClientId, type ClientLabel, type ClientLabels } from './clients.js';
 import type { RetryFlag } from '../protocol/error-event.js';
 import type { TimeWindow } from './time.js';
+import { traceLink } from './trace-link.js';
 
 /** What a draft is about: a storm episode, the errors a query finds, or listed error ids. */
 export type DraftSource =
@@ -27,8 +28,11 @@ export interface DraftOptions extends QueryOptions {
    * activation advice (-32008). Default: the advice points at the agent card.
    */
   extensionUri?: string;
-  /** Trace link template with `{trace_id}` (`AAP_TRIAGE_TRACE_URL`, e.g. a Tempo or Jaeger URL); evidence lines get a link. */
-  traceUrl?: string;
+  /**
+   * Trace link template with `{trace_id}` (`AAP_TRIAGE_TRACE_URL`, e.g. a Tempo or Jaeger URL;
+   * check it once with `traceUrlProblem`, src/triage/trace-link.ts); evidence lines get a link.
+   */
+  traceUrl?: string | null;
   /** Client labels (default: read from the store), shown with the pseudonyms and used to address the draft. */
   labels?: ClientLabels;
 }
@@ -115,12 +119,6 @@ const clientProse = (c: string, f: IncidentFacts): string => {
   const label = f.clientLabels.find((l) => l.client === c);
   return label ? `${label.name} (client ${shortClientId(c)})` : c || NO_CREDENTIAL;
 };
-
-/** `template` with `{trace_id}` replaced (URL-encoded); null without a template or a trace id. */
-export function traceLink(template: string | null | undefined, traceId: string | null | undefined): string | null {
-  if (!template || !traceId) return null;
-  return template.split('{trace_id}').join(encodeURIComponent(traceId));
-}
 
 const distinct = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
 

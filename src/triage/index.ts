@@ -12,10 +12,10 @@ export type { TimeWindow, TimeSpec } from './time.js';
 export { toErrorEvent } from './rows.js';
 export type { Db, ErrorEventRecord } from './rows.js';
 export { searchErrors, errorHistogram, nextErrors, tailCursor, asQuery } from './search.js';
-export type { SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, TailCursor } from './search.js';
+export type { ErrorSort, ErrorSortKey, SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, TailCursor } from './search.js';
 export { getError, getTrace } from './detail.js';
 export type { ErrorDetail, DetailOptions } from './detail.js';
-export { codeInfoFor } from './codes.js';
+export { codeInfoFor, LONGEST_CODE_LENGTH } from './codes.js';
 export { computeStats, describeGap, listGaps } from './stats.js';
 export type { Stats, CountRow, RetryableSplit, AuditGap } from './stats.js';
 export { detectStorms, STORM_DEFAULTS } from './storm-detect.js';
@@ -28,6 +28,7 @@ export { buildIncident, draftIncident, renderIncidentText, renderIncidentMarkdow
 export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuidance } from './draft.js';
 export { buildIncidentEml } from '../incident/index.js';
 export { dbPathProblem } from './db-path.js';
+export { traceLink, traceUrlProblem, TRACE_URL_ENV, TRACE_ID_PLACEHOLDER } from './trace-link.js';
 export type { EmlOptions } from '../incident/index.js';
 export { listIssues, getIssue, ISSUE_DEFAULTS, ISSUE_SORTS } from './issues.js';
 export type { Issue, IssueList, IssueOptions, IssueSort, IssueState } from './issues.js';
@@ -39,5 +40,4 @@ export { AddressError, formatMailbox, parseOneAddress } from '../incident/index.
 export type { Mailbox } from '../incident/index.js';
 export { retriedAnswers } from './summary.js';
 export type { RetriedAnswer } from './summary.js';
-export { traceLink } from './draft.js';
 export type { RequestedAction } from './draft.js';

@@ -134,7 +134,8 @@ describe('A2A protocol errors', () => {
     const r = await post(srv.rpcUrl, { jsonrpc: '2.0', id: 'unk-1', method: 'FetchEverything', params: {} });
     expect((r.json as { error: { code: number } }).error.code).toBe(-32601);
     const span = await h.span('unk-1');
-    expect(span.name).toBe('_OTHER');
+    // semconv 1.45: an RPC span whose method is _OTHER is named after rpc.system.name.
+    expect(span.name).toBe('jsonrpc');
     expect(span.attributes['rpc.method']).toBe('_OTHER');
     expect(span.attributes['rpc.method_original']).toBe('FetchEverything');
     const id = assertErrorSpan(span, { code: '-32601', rpcStatus: '-32601', protocol: 'jsonrpc' });

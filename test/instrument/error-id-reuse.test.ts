@@ -47,7 +47,7 @@ describe('a dealer that reuses an error_id', () => {
     // Span and log line keep the id the buyer holds (the trace id leads to the second row).
     const span = await h.span('dup-2');
     expect(span.attributes['aap.error.id']).toBe(SERVER_ERROR_ID);
-    expect(span.attributes['aap.conformance']).toEqual(expect.arrayContaining(['error-id-reused']));
+    expect(span.attributes['aap.conformance.rules']).toEqual(expect.arrayContaining(['error-id-reused']));
     expect(h.log.lines().filter((l) => l.error_id === SERVER_ERROR_ID)).toHaveLength(2);
   });
 });

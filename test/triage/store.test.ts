@@ -100,7 +100,18 @@ describe('getError and getTrace', () => {
     expect(d.codeInfo?.code).toBe('SCHEMA_VALIDATION_FAILED');
     expect(d.codeInfo?.retryable).toBe(false);
     expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3, 4]);
+    expect(d.sameFingerprintCount).toBe(3);
     expect(d.sameTrace).toEqual([]);
+  });
+
+  it('lists the retry chain nearest the error on both sides with the true count, not the oldest', () => {
+    const [second] = searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 }).rows;
+    const all = getError(db, second!.error_id, { relatedLimit: 1000 })!;
+    const d = getError(db, second!.error_id, { relatedLimit: 2 })!;
+    expect(d.sameFingerprintCount).toBe(all.sameFingerprint.length);
+    // One before (attempt 1) and one after (attempt 3): the neighbours.
+    expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3]);
+    expect(d.fingerprintWindowMs).toBe(600_000);
   });
 
   it('relates the DMC-12 row and the A2A row through their shared trace id', () => {

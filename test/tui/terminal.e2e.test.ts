@@ -48,8 +48,12 @@ describe.skipIf(!tmux)('terminal UI in tmux', () => {
   it('filters by code, opens a storm, drafts and writes the email, and quits cleanly', async () => {
     const t = start('flow', `echo SCROLLBACK-MARKER; ${cli(`tui --db ${db}`)}`);
     // Generous timeouts: a loaded 2-core CI machine takes seconds to load ink and yoga.
-    let screen = await t.waitFor(`of ${facts.total}`, 30_000);
+    // It opens on the Issues view; Tab goes on to the Errors.
+    let screen = await t.waitFor('issues 1–4 of 4', 30_000);
     await t.waitForRawMode();
+    expect(screen).toContain('[issues]');
+    t.keys('Tab');
+    screen = await t.waitFor(`of ${facts.total}`);
     expect(screen).toContain('[errors]');
     expect(screen).toMatch(/rows 1–\d+ of 151/);
     for (const line of screen.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(120);
@@ -106,8 +110,8 @@ describe.skipIf(!tmux)('terminal UI in tmux', () => {
 
   it('opens with no command at all in an interactive terminal', async () => {
     const t = start('default', cli(`--db ${db}`), 100, 30);
-    const screen = await t.waitFor(`of ${facts.total}`, 30_000);
-    expect(screen).toContain('[errors]');
+    const screen = await t.waitFor('issues 1–4 of 4', 30_000);
+    expect(screen).toContain('[issues]');
     await t.waitForRawMode();
     t.keys('q');
     await t.waitFor('EXIT=0');
