@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import stringWidth from 'string-width';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, renderApp, seeded, settle, type Seeded } from './helpers/render.js';
-import { CLIENT_C, seedTuiDb } from './helpers/seed.js';
+import { CLIENT_A, CLIENT_B, CLIENT_C, seedTuiDb } from './helpers/seed.js';
 
 let s: Seeded;
 beforeEach(() => {
@@ -93,6 +93,21 @@ describe('Errors view', () => {
     expect(tableRows(ui.frame()).findIndex((r) => r.startsWith('›'))).toBe(20);
     await ui.press('k'.repeat(5) + 'j');
     expect(tableRows(ui.frame()).findIndex((r) => r.startsWith('›'))).toBe(16);
+    ui.close();
+  });
+
+  it('shows a client’s label with its pseudonym prefix in the Errors, Detail and Storms views', async () => {
+    const w = new Database(s.path);
+    w.prepare(`INSERT INTO client_labels (client, name, contact, updated_at) VALUES (?, 'Acme Motors', 'support@acme.example.com', 0)`).run(CLIENT_A);
+    w.prepare(`INSERT INTO client_labels (client, name, contact, updated_at) VALUES (?, 'Beta Leads', NULL, 0)`).run(CLIENT_B);
+    w.close();
+    const ui = renderApp(s, { columns: 160, rows: 40 });
+    await settle();
+    expect(tableRows(ui.frame())[0]).toContain('Acme Motors (cliAAAAA)');
+    await ui.press(KEY.enter);
+    expect(ui.frame()).toMatch(new RegExp(`^client +${CLIENT_A} \\(Acme Motors\\)`, 'm'));
+    await ui.press(KEY.escape, KEY.tab);
+    expect(ui.frame()).toContain('Beta Leads (cliBBBBB)');
     ui.close();
   });
 
