@@ -4,10 +4,12 @@
 //
 // Each round runs the four child processes in alternating order (A/B, then B/A), so drift in
 // the machine's load hits both sides of a pair. Figures are medians over rounds of the paired
-// differences, with the min–max spread; module counts are deterministic and measured once, with
+// differences, with the min–max spread, in wall time and in CPU time (user + system of the
+// child, which a loaded machine distorts far less than wall time); module counts are deterministic and measured once, with
 // a loader hook (the timed runs have none). Targets (issue 13): import adds ≤ 60 ms and ≤ 150
 // modules; register adds ≤ 150 ms of start-up.
 import { execFileSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const rounds = Math.max(1, Number(process.argv[2] ?? 12));
@@ -45,6 +47,8 @@ const aapModules = run([probe, 'aap-triage', '--count']).modules;
 
 const importDiff = [];
 const registerDiff = [];
+const importCpu = [];
+const registerCpu = [];
 const raw = { api: [], aap: [], sdk: [], reg: [] };
 for (let i = 0; i < rounds; i++) {
   const flip = i % 2 === 1;
@@ -52,16 +56,21 @@ for (let i = 0; i < rounds; i++) {
   raw.api.push(a.ms);
   raw.aap.push(b.ms);
   importDiff.push(b.ms - a.ms);
+  importCpu.push(b.cpu - a.cpu);
   const [s, r] = flip ? [register(), sdkAlone()].reverse() : [sdkAlone(), register()];
   raw.sdk.push(s.ms);
   raw.reg.push(r.ms);
   registerDiff.push(r.ms - s.ms);
+  registerCpu.push(r.cpu - s.cpu);
 }
 
 console.log(`Node ${process.version}, ${rounds} rounds, alternating order`);
 console.log(`import('@opentelemetry/api') alone:           ${fmt(raw.api)}, ${apiModules} modules`);
 console.log(`import('aap-triage'):                          ${fmt(raw.aap)}, ${aapModules} modules`);
 console.log(`  added by aap-triage (paired):                ${fmt(importDiff)}, ${aapModules - apiModules} modules   [target ≤ 60 ms, ≤ 150 modules]`);
+console.log(`  CPU time added (paired):                     ${fmt(importCpu)}`);
 console.log(`--import @opentelemetry/sdk-node, to main:     ${fmt(raw.sdk)}`);
 console.log(`--import aap-triage/register, to main:         ${fmt(raw.reg)}`);
 console.log(`  added by register (paired):                  ${fmt(registerDiff)}   [target ≤ 150 ms]`);
+console.log(`  CPU time added (paired):                     ${fmt(registerCpu)}`);
+console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);

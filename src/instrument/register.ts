@@ -64,19 +64,26 @@ class NoExportSpanProcessor {
   }
 }
 
-async function startSdk(instrumentation: AapTriageInstrumentation): Promise<{ shutdown(): Promise<void> } | null> {
-  if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
-  try {
-    // ESM hosts need the import-in-the-middle loader for module patching; node:http is patched either way.
-    registerLoader('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  } catch {
-    // Loader hooks unavailable: core-module instrumentation still works.
-  }
-  const [{ NodeSDK }, { HttpInstrumentation }, { envDetector, resourceFromAttributes }] = await Promise.all([
+/** The SDK modules `register` needs, loaded before any instrumentation exists (see below). */
+async function loadSdk() {
+  const [sdkNode, http, resources] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/resources'),
   ]);
+  return { NodeSDK: sdkNode.NodeSDK, HttpInstrumentation: http.HttpInstrumentation, envDetector: resources.envDetector, resourceFromAttributes: resources.resourceFromAttributes };
+}
+
+function startSdk(sdkModules: Awaited<ReturnType<typeof loadSdk>>, instrumentation: AapTriageInstrumentation): { shutdown(): Promise<void> } {
+  const { NodeSDK, HttpInstrumentation, envDetector, resourceFromAttributes } = sdkModules;
+  try {
+    // ESM hosts need the import-in-the-middle loader: without it an `import http from 'node:http'`
+    // server gets no HTTP server span (checked by hand), only our call spans. Its hooks thread
+    // is most of what register adds to start-up beyond the SDK itself (docs/benchmarks.md).
+    registerLoader('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  } catch {
+    // Loader hooks unavailable: core-module instrumentation still works.
+  }
   // Loopback unless configured (the SDK builds the Prometheus exporter, which reads this variable).
   process.env.OTEL_EXPORTER_PROMETHEUS_HOST ||= '127.0.0.1';
   const traces = envList('OTEL_TRACES_EXPORTER');
@@ -105,15 +112,28 @@ function optionsFromEnv(env: NodeJS.ProcessEnv): AapTriageInstrumentationConfig 
 let sdk: { shutdown(): Promise<void> } | null = null;
 let instrumentation: AapTriageInstrumentation | null = null;
 
+const wantSdk = process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true' && !hasGlobalTracerProvider();
+let sdkModules: Awaited<ReturnType<typeof loadSdk>> | null = null;
+if (wantSdk) {
+  try {
+    // Loaded before the instrumentation is constructed: an instrumentation installs the
+    // require-in-the-middle hook, which would otherwise sit in front of every one of the SDK's
+    // ~1,000 requires (measured: over a second of start-up; bench/startup.bench.mjs).
+    sdkModules = await loadSdk();
+  } catch (err) {
+    warn('could not load the OpenTelemetry SDK; spans and metrics are not exported', err);
+  }
+}
+
 try {
   instrumentation = new AapTriageInstrumentation(optionsFromEnv(process.env));
 } catch (err) {
   warn('could not start; the app runs uninstrumented', err);
 }
 
-if (instrumentation && !hasGlobalTracerProvider()) {
+if (instrumentation && sdkModules) {
   try {
-    sdk = await startSdk(instrumentation);
+    sdk = startSdk(sdkModules, instrumentation);
   } catch (err) {
     warn('could not start the OpenTelemetry SDK; spans and metrics are not exported', err);
   }

@@ -116,13 +116,19 @@ describe.each(EXAMPLES)('examples/$dir', (ex) => {
     expect(jsonDifferences(JSON.parse(answer) as unknown, c.body)).toEqual([]);
   });
 
-  it('logs one JSON line per error answer on stdout and nothing unexpected on stderr', async () => {
+  it('logs one JSON line per error answer on stderr, nothing on stdout, and nothing unexpected', async () => {
     const errors = curls.filter((c) => c.status !== 'HTTP/1.1 200 OK' || JSON.stringify(c.body).includes('"error'));
     const deadline = Date.now() + 5_000;
-    const logged = (): string[] => stdout.split('\n').filter((l) => l.includes('"msg":"json-rpc error sent"'));
+    const isErrorLine = (l: string): boolean => l.startsWith('{') && l.includes('"msg":"json-rpc error sent"');
+    const logged = (): string[] => stderr.split('\n').filter(isErrorLine);
     while (logged().length < errors.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(logged()).toHaveLength(errors.length);
-    let rest = stderr.replace(ex.ready, '');
+    expect(stdout).toBe('');
+    let rest = stderr
+      .split('\n')
+      .filter((l) => !isErrorLine(l))
+      .join('\n')
+      .replace(ex.ready, '');
     for (const re of ex.stderr) {
       expect(stderr).toMatch(re);
       // The SDK's line is followed by its stack and the error's fields, up to the closing brace.
