@@ -69,9 +69,34 @@ export function writerWorkerMain(migrate: Migrate): void {
          retries = retries + excluded.retries`,
     );
     const insertGap = handle.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)');
+    // issue_hours (issue #17): the batch's rows added up per (hour, issue, client), one upsert
+    // each; only rows actually inserted count (a duplicate error_id is skipped).
+    const upsertHour = handle.prepare(init.issueHoursUpsert);
+    const at = columns.indexOf('occurred_at');
+    const keyAt = columns.indexOf('issue_key');
+    const clientAt = columns.indexOf('client');
+    const retryableAt = columns.indexOf('retryable');
     const transaction = handle.transaction((batch: BatchMessage) => {
       let written = 0;
-      for (const row of batch.rows) written += insertEvent.run(row).changes;
+      const hours = new Map<string, [number, string, string, number, number, number, number, number]>();
+      for (const row of batch.rows) {
+        const changes = insertEvent.run(row).changes;
+        written += changes;
+        const key = row[keyAt];
+        if (changes === 0 || typeof key !== 'string') continue;
+        const t = row[at] as number;
+        const hour = t - (t % 3_600_000);
+        const client = typeof row[clientAt] === 'string' ? (row[clientAt] as string) : '';
+        const id = `${hour}\u0000${key}\u0000${client}`;
+        let h = hours.get(id);
+        if (!h) hours.set(id, (h = [hour, key, client, 0, 0, 0, t, t]));
+        h[3] += 1;
+        if (row[retryableAt] === 1) h[4] += 1;
+        else if (row[retryableAt] === 0) h[5] += 1;
+        if (t < h[6]) h[6] = t;
+        if (t > h[7]) h[7] = t;
+      }
+      for (const h of hours.values()) upsertHour.run(h);
       for (const row of batch.traffic) upsertTraffic.run(row);
       for (const row of batch.gaps) insertGap.run(row);
       return written;

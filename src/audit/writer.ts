@@ -14,7 +14,7 @@ import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
-import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
+import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
 import type { AuditHealth, AuditSink } from './sink.js';
 import { writerWorkerMain } from './writer-worker.js';
 
@@ -107,6 +107,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       idleCheckpointMs: settings.idleCheckpointMs,
       migrations: MIGRATIONS,
       errorColumns: ERROR_EVENT_COLUMNS,
+      issueHoursUpsert: ISSUE_HOURS_UPSERT_SQL,
       signal: this.signal,
     };
     try {

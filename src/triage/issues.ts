@@ -4,7 +4,7 @@
  * a state (new / regressed / ongoing). Backs `aap-triage issues` and the TUI's Issues view.
  *
  * Where the numbers come from: for a window longer than `rawWindowMs` and no query, the whole
- * hours inside the window are read from `issue_hours` (kept by the store's triggers) and only
+ * hours inside the window are read from `issue_hours` (kept by the writer per batch) and only
  * the partial hours at either edge from `error_events`, so counts are exact and 24 h of a 10 M-row
  * store costs a few hundred thousand summary rows at most (bench/issues.bench.mjs). A query
  * (anything a search accepts) or a short window reads `error_events` directly.

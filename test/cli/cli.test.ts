@@ -513,7 +513,6 @@ describe('a store with an older schema', () => {
     const db = new Database(copy.path);
     // As an aap-triage before migration 2 left it (what migrations 2 and 3 add, taken away).
     db.exec(`DROP INDEX error_events_retries; DROP INDEX error_events_issue_time;
-      DROP TRIGGER error_events_issue_hours_insert; DROP TRIGGER error_events_issue_hours_delete;
       DROP TABLE issue_hours; DROP TABLE client_labels;
       ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
     db.pragma('user_version = 1');

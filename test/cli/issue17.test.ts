@@ -362,7 +362,7 @@ describe('upgrading a store from before issues', () => {
     try {
       const db = new Database(copy.path);
       // As schema version 2 left it: what migration 3 adds, taken away.
-      db.exec(`DROP INDEX error_events_issue_time; DROP TRIGGER error_events_issue_hours_insert; DROP TRIGGER error_events_issue_hours_delete;
+      db.exec(`DROP INDEX error_events_issue_time;
         DROP TABLE issue_hours; DROP TABLE client_labels;
         ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
       db.pragma('user_version = 2');
