@@ -86,6 +86,17 @@ describe('Errors view', () => {
     ui.close();
   });
 
+  it('takes Ctrl+U and Ctrl+W inside one chunk of typed text as keys, leaving no invisible character in the filter', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press('/');
+    await ui.press('skill:nope\u0015code:VEHICLE\u0017code:RATE_LIMITED\r');
+    const bar = ui.frame().split('\n').find((l) => l.startsWith('/ ')) ?? '';
+    expect(bar.trimEnd()).toBe('/ code:RATE_LIMITED');
+    expect(ui.frame()).toMatch(/rows 1–\d+ of 45/);
+    ui.close();
+  });
+
   it('moves once per key when twenty keys arrive in one chunk, each seeing the state the previous one left', async () => {
     const ui = renderApp(s, { columns: 120, rows: 50 });
     await settle();
