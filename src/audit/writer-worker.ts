@@ -6,19 +6,19 @@
  * `writerWorkerMain.toString()`, the same type-checked code runs from `dist/` and under vitest
  * with no build step and no stale copy. The price: this function (and `applyMigrations`, passed
  * in) must not use imports or any binding from outside its own body; it reaches Node and
- * better-sqlite3 through `require`, which an eval worker has.
+ * better-sqlite3 through the `require` of the eval worker, passed in as `load`: a free `require`
+ * call would be rewritten by the library bundle (scripts/bundle-lib.mjs) into a helper that
+ * does not exist in the worker.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BatchMessage, FromWorker, ToWorker, WorkerInit } from './internal-types.js';
 
 type Migrate = (db: BetterSqlite3.Database, migrations: readonly string[]) => number;
 
-export function writerWorkerMain(migrate: Migrate): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
-  const fs = require('node:fs') as typeof import('node:fs');
-  const pathModule = require('node:path') as typeof import('node:path');
-  /* eslint-enable @typescript-eslint/no-require-imports */
+export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
+  const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');
+  const fs = load('node:fs') as typeof import('node:fs');
+  const pathModule = load('node:path') as typeof import('node:path');
   if (!parentPort) return;
   const port = parentPort;
   const init = workerData as WorkerInit;
@@ -112,8 +112,7 @@ export function writerWorkerMain(migrate: Migrate): void {
 
   open: {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      Driver = require(init.driverPath) as typeof BetterSqlite3;
+      Driver = load(init.driverPath) as typeof BetterSqlite3;
     } catch (error) {
       post({ type: 'failed', kind: 'native-module', code: errorCode(error), message: errorText(error) });
       break open;

@@ -32,7 +32,7 @@ import { ERROR_ID_REUSED } from './error-id-memory.js';
 import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
 import type { RewriteContext } from './rewrite.js';
-import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
+import { adoptServerSpan, finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
 import { SseReader } from '../protocol/index.js';
 
 type Obj = Record<string, unknown>;
@@ -43,6 +43,8 @@ interface CallState {
   call: RequestCall | null;
   /** Started when first needed (at its call's start time): calls past the cap never get one. */
   span: Span | null;
+  /** The span is the HTTP server span (a single call, DESIGN §4): set, never ended, here. */
+  onServerSpan: boolean;
   method: string;
   /** `rpc.method_original` when the method is not allow-listed and passes its pattern. */
   original: string | null;
@@ -164,11 +166,19 @@ export class Exchange implements ResponseTapHandlers {
     this.body = new RequestBodyTap(req, core.maxBodyBytes);
     // The exchange is the tap's handler object: no per-request closures on the hot path.
     tapResponse(res, core.maxBodyBytes, this);
-    // 'close' follows 'finish' on a completed response and also ends an aborted one. One shared
-    // listener finds the exchange through the tap: no closure per request. A response already
-    // tapped for another observer (two triages in one process) gets a listener of its own.
-    if (tapHandlers(res) === this) res.on('close', onResponseClose);
-    else res.once('close', () => this.closed());
+    // 'close' follows 'finish' on a completed response and also ends an aborted one. The calls
+    // are reported on 'finish' when it comes: the HTTP instrumentation ends its server span on
+    // 'close' (its listener is older than ours), and a single call is recorded on that span. One
+    // shared listener finds the exchange through the tap: no closure per request. A response
+    // already tapped for another observer (two triages in one process) gets listeners of its own.
+    if (tapHandlers(res) === this) {
+      res.on('finish', onResponseClose);
+      res.on('close', onResponseClose);
+    } else {
+      const done = (): void => this.closed();
+      res.once('finish', done);
+      res.once('close', done);
+    }
   }
 
   /** The response closed: report every call (once). Never throws. */
@@ -201,9 +211,11 @@ export class Exchange implements ResponseTapHandlers {
       // few own properties of each call are read.
       const classified = Array.isArray(body) ? (body.length > 0 ? body.map(classifyCall) : null) : isObj(body) ? [classifyCall(body)] : null;
       if (classified) {
+        // A single call (not a batch) under the HTTP server span is recorded on that span.
+        const onServerSpan = !Array.isArray(body) && this.parentSpan !== null;
         for (const call of classified) {
           if (call.isNotification) continue;
-          const state = this.newCall(call, calls.length);
+          const state = this.newCall(call, calls.length, onServerSpan);
           calls.push(state);
           if (call.id !== undefined) {
             const k = idKey(call.id);
@@ -217,17 +229,23 @@ export class Exchange implements ResponseTapHandlers {
     return calls;
   }
 
-  private newCall(call: RequestCall | null, index: number): CallState {
+  private newCall(call: RequestCall | null, index: number, onServerSpan = false): CallState {
     const raw = call?.method ?? null;
     const known = raw !== null && this.core.knownMethods.has(raw);
     const method = known ? (raw as string) : RPC_METHOD_OTHER;
     const original = known ? null : safeMethodOriginal(raw);
-    return { call, span: null, method, original, index, outcome: null, conformance: [] };
+    return { call, span: null, onServerSpan: onServerSpan && this.parentSpan !== null, method, original, index, outcome: null, conformance: [] };
   }
 
-  /** The call's span, started (at the exchange's start time) when first asked for. */
+  /**
+   * The call's span, started (at the exchange's start time) when first asked for; for a single
+   * call under the HTTP server span, that span itself (DESIGN §4).
+   */
   private spanOf(c: CallState): Span {
-    c.span ??= startCallSpan(this.core.tracer, this.parentContext(), c.method, c.original, c.call?.id, this.startedAt);
+    c.span ??=
+      c.onServerSpan && this.parentSpan
+        ? adoptServerSpan(this.parentSpan, c.method, c.original, c.call?.id)
+        : startCallSpan(this.core.tracer, this.parentContext(), c.method, c.original, c.call?.id, this.startedAt);
     return c.span;
   }
 
@@ -713,7 +731,7 @@ export class Exchange implements ResponseTapHandlers {
     // Inline try/catch rather than safe.call closures: this runs for every call.
     if (audited) {
       try {
-        finishCallSpan(this.spanOf(c), report, endedAt);
+        finishCallSpan(this.spanOf(c), report, endedAt, !c.onServerSpan);
       } catch (err) {
         core.safe.fail('span', err);
       }

@@ -415,16 +415,18 @@ describe('doctor and the writer health', () => {
   it('exits 3 while a running writer reports degraded, and only warns once that process is gone', async () => {
     const copy = seededStore();
     try {
-      const { writeHealthFile } = await import('../../src/audit/health.js');
+      const { writeHealthFile, writerHealthFilePath } = await import('../../src/audit/health.js');
+      const { unlinkSync } = await import('node:fs');
       const report = { state: 'degraded' as const, reason: 'a batch of 5 audit records failed (SQLITE_FULL: database or disk is full)', written: 10, dropped: 0, failed: 5, queueSize: 0, path: copy.path, service: 'dealer', updatedAt: Date.now() };
       writeHealthFile({ ...report, pid: process.pid });
       const running = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
       expect(running.code).toBe(3);
-      expect(running.out).toMatch(/^FAIL +writer +degraded: a batch of 5 audit records failed .*failed 5/m);
+      expect(running.out).toMatch(/^FAIL +writer +.*degraded: a batch of 5 audit records failed .*failed 5/m);
+      unlinkSync(writerHealthFilePath(copy.path, 'dealer', process.pid));
       writeHealthFile({ ...report, pid: 2 ** 22 + 12_345, updatedAt: Date.now() + 1 }); // above Linux's pid_max: never running
       const gone = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
       expect(gone.code).toBe(0);
-      expect(gone.out).toMatch(/^WARN +writer +degraded: .*no longer running/m);
+      expect(gone.out).toMatch(/^WARN +writer +.*degraded: .*no longer running/m);
     } finally {
       copy.cleanup();
     }

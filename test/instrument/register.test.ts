@@ -3,9 +3,9 @@
  * first when stale): the unmodified server's errors are tagged, logged and audited, the HTTP
  * instrumentation's server span is the parent, and SIGTERM flushes the audit store.
  *
- * Expected span tree (OTel SDK on):
- *   POST (SERVER, instrumentation-http)   ← named by the `traceresponse` header
- *     └─ tools/call (SERVER, aap-triage)  ← trace_id / span_id in the log line and audit row
+ * Expected span (OTel SDK on): the single call is recorded on the HTTP server span (DESIGN §4)
+ *   tools/call (SERVER, instrumentation-http's span, renamed by aap-triage)
+ *     ← named by the `traceresponse` header and by trace_id / span_id in the log line and audit row
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -119,9 +119,9 @@ describe('aap-triage/register', () => {
       const line = jsonLines(child.stderr()).find((l) => l.error_id === data.error_id);
       expect(line).toMatchObject({ code: 'RESERVATION_CONFLICT', retryable: false, method: 'tools/call', skill: 'create_reservation' });
       expect(jsonLines(child.stdout())).toEqual([]);
-      // Same trace as the HTTP server span the header names; the call span is its child.
+      // The HTTP server span the header names is the call's span (a single call, DESIGN §4).
       expect(line?.trace_id).toBe(tr?.[1]);
-      expect(line?.span_id).not.toBe(tr?.[2]);
+      expect(line?.span_id).toBe(tr?.[2]);
       expect(child.stdout()).toContain("name: 'tools/call'");
       child.proc.kill('SIGTERM');
       const exit = await child.exited;
