@@ -3,8 +3,10 @@
  * pseudonyms, sanitisers, retention and erasure. Re-exports only.
  */
 export { ERROR_EVENT_COLUMNS, ISSUE_HOUR_MS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
-export type { AuditHealth, AuditSink } from './sink.js';
+export type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 export { openAuditSink } from './writer.js';
+export { openFailedSink } from './failed-sink.js';
+export type { FailedSinkOptions } from './failed-sink.js';
 export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
 export { AUDIT_SINK_DEFAULTS, DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from './options.js';
 export type { AuditSinkOptions } from './options.js';

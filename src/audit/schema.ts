@@ -121,12 +121,9 @@ export const MIGRATIONS: readonly string[] = [
   //   migration have NULL and are in no issue. Its index serves `issue:` and "list this issue's
   //   errors"; few distinct keys, so it grows at a few hundred right edges, like the code index.
   // - `issue_hours`: per hour × issue × client, the errors, retryable / terminal counts and the
-  //   first and last time, so `listIssues` reads ~10⁴ summary rows for 24 h instead of ~10⁵–10⁶
-  //   errors. `client` is '' for calls without a credential. Kept by the writer, one upsert per
-  //   (hour, issue, client) of each batch (ISSUE_HOURS_UPSERT_SQL), and by `prune` / `forget`,
-  //   which rebuild the hours they touch from the rows (src/audit/issue-hours.ts). Not by a
-  //   trigger: measured here, any AFTER INSERT trigger on error_events (even `SELECT 1`) costs
-  //   ~80 µs a row, more than the insert itself.
+  //   first and last time, kept by the two triggers below for every writer (and `prune` /
+  //   `forget`), so `listIssues` reads ~10⁴ summary rows for 24 h instead of ~10⁵–10⁶ errors.
+  //   `client` is '' for calls without a credential. (Replaced by migration 4: no triggers.)
   // - `subject_alt`: the second subject pseudonym when a request held both an email (in
   //   `subject`) and a phone, so erasure by either finds the row.
   // - `client_labels`: an operator's name and support contact for a client pseudonym. Business
@@ -148,6 +145,29 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (hour, issue_key, client)
   ) WITHOUT ROWID;
 
+  CREATE TRIGGER error_events_issue_hours_insert AFTER INSERT ON error_events WHEN NEW.issue_key IS NOT NULL
+  BEGIN
+    INSERT INTO issue_hours (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
+    VALUES (NEW.occurred_at - NEW.occurred_at % 3600000, NEW.issue_key, IFNULL(NEW.client, ''), 1,
+            NEW.retryable IS 1, NEW.retryable IS 0, NEW.occurred_at, NEW.occurred_at)
+    ON CONFLICT (hour, issue_key, client) DO UPDATE SET
+      errors = errors + 1,
+      retryable = retryable + excluded.retryable,
+      terminal = terminal + excluded.terminal,
+      first_at = min(first_at, excluded.first_at),
+      last_at = max(last_at, excluded.last_at);
+  END;
+
+  -- Deletes (prune, forget) take the row out of its hour; first_at / last_at of a partly
+  -- emptied hour stay as they were (listIssues reads exact times from error_events).
+  CREATE TRIGGER error_events_issue_hours_delete AFTER DELETE ON error_events WHEN OLD.issue_key IS NOT NULL
+  BEGIN
+    UPDATE issue_hours SET errors = errors - 1, retryable = retryable - (OLD.retryable IS 1), terminal = terminal - (OLD.retryable IS 0)
+     WHERE hour = OLD.occurred_at - OLD.occurred_at % 3600000 AND issue_key = OLD.issue_key AND client = IFNULL(OLD.client, '');
+    DELETE FROM issue_hours
+     WHERE hour = OLD.occurred_at - OLD.occurred_at % 3600000 AND issue_key = OLD.issue_key AND client = IFNULL(OLD.client, '') AND errors <= 0;
+  END;
+
   CREATE TABLE client_labels (
     client     TEXT PRIMARY KEY NOT NULL,
     name       TEXT NOT NULL,
@@ -155,24 +175,68 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 4: issue_hours becomes one row per hour × issue with its clients as ids (issue #17).
+  // Migration 3 kept a row per hour × issue × client through triggers; measured on the 10 M-row
+  // benchmark store that barely compressed (6 M summary rows for 10 M errors: 24 h of issues
+  // took ~750 ms), and any AFTER INSERT trigger on error_events (even `SELECT 1`) costs ~80 µs a
+  // row here, more than the insert. Now the writer adds each batch (ISSUE_HOURS_UPSERT_SQL) and
+  // `prune` / `forget` rebuild the hours they touch (src/audit/issue-hours.ts). This migration
+  // rebuilds the summary from the rows (the same statements as `rebuildIssueHours`).
+  // - `issue_hours`: per hour × issue, the errors, retryable / terminal counts, the first and
+  //   last time, and the hour's clients as distinct ids of `issue_client_ids`, comma-separated.
+  // - `issue_client_ids`: a small integer per client pseudonym, for those lists. A call without
+  //   a credential has none (it is not a client affected).
+  `
+  DROP TRIGGER IF EXISTS error_events_issue_hours_insert;
+  DROP TRIGGER IF EXISTS error_events_issue_hours_delete;
+  DROP TABLE issue_hours;
+
+  CREATE TABLE issue_hours (
+    hour      INTEGER NOT NULL,
+    issue_key TEXT NOT NULL,
+    errors    INTEGER NOT NULL,
+    retryable INTEGER NOT NULL,
+    terminal  INTEGER NOT NULL,
+    first_at  INTEGER NOT NULL,
+    last_at   INTEGER NOT NULL,
+    clients   TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (hour, issue_key)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE issue_client_ids (
+    id     INTEGER PRIMARY KEY,
+    client TEXT NOT NULL UNIQUE
+  );
+
+  INSERT OR IGNORE INTO issue_client_ids (client)
+    SELECT DISTINCT client FROM error_events WHERE issue_key IS NOT NULL AND client IS NOT NULL AND client <> '';
+  INSERT INTO issue_hours (hour, issue_key, errors, retryable, terminal, first_at, last_at, clients)
+    SELECT e.occurred_at - e.occurred_at % 3600000, e.issue_key, count(*), sum(e.retryable IS 1), sum(e.retryable IS 0),
+           min(e.occurred_at), max(e.occurred_at), IFNULL(group_concat(DISTINCT c.id), '')
+      FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
+     WHERE e.issue_key IS NOT NULL
+     GROUP BY 1, 2;
+  `,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */
 export const ISSUE_HOUR_MS = 3_600_000;
 
 /**
- * Adds one (hour, issue, client) aggregate of a batch to `issue_hours`; parameters in column
- * order: hour, issue_key, client, errors, retryable, terminal, first_at, last_at. The writer
- * runs it once per distinct key of each batch, in the batch's transaction.
+ * Adds one (hour, issue) aggregate of a batch to `issue_hours`; parameters in column order:
+ * hour, issue_key, errors, retryable, terminal, first_at, last_at, clients — `clients` already
+ * merged with the stored list (the writer reads it first, in the same transaction). The writer
+ * runs it once per distinct (hour, issue) of each batch.
  */
-export const ISSUE_HOURS_UPSERT_SQL = `INSERT INTO issue_hours (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
+export const ISSUE_HOURS_UPSERT_SQL = `INSERT INTO issue_hours (hour, issue_key, errors, retryable, terminal, first_at, last_at, clients)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (hour, issue_key, client) DO UPDATE SET
+  ON CONFLICT (hour, issue_key) DO UPDATE SET
     errors = errors + excluded.errors,
     retryable = retryable + excluded.retryable,
     terminal = terminal + excluded.terminal,
     first_at = min(first_at, excluded.first_at),
-    last_at = max(last_at, excluded.last_at)`;
+    last_at = max(last_at, excluded.last_at),
+    clients = excluded.clients`;
 
 /** Schema version a fully migrated database reports in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
-import { writeHealthFile } from './health.js';
+import { writeHealthFileAsync } from './health.js';
 import type { BatchMessage, FromWorker, GapRow, TrafficRow, WorkerInit } from './internal-types.js';
 import { applyMigrations } from './migrate.js';
 import { checkOptions } from './options.js';
@@ -15,7 +15,7 @@ import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
-import type { AuditHealth, AuditSink } from './sink.js';
+import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 import { writerWorkerMain } from './writer-worker.js';
 
 /** Health with the counters only this sink has. */
@@ -28,6 +28,7 @@ export interface SqliteAuditHealth extends AuditHealth {
 export interface SqliteAuditSink extends AuditSink {
   /** Absolute database path. */
   readonly path: string;
+  recordGap(gap: AuditGap): void;
   health(): SqliteAuditHealth;
 }
 
@@ -53,7 +54,9 @@ interface Gap {
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+  // Both functions inline as expressions (a bundler may rename their declarations), and
+  // `require` passed in (the library bundle rewrites free `require(…)` calls to its own shim).
+  return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {
@@ -156,6 +159,23 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     }
   }
 
+  recordGap(gap: AuditGap): void {
+    try {
+      const count = Math.trunc(gap.count);
+      if (!(count > 0)) return;
+      if (this.closing || this.state === 'failed') {
+        this.failed += count;
+      } else {
+        this.dropped += count;
+        this.gaps.push(gapRow(gap.service, Math.trunc(gap.startedAt), Math.trunc(gap.endedAt), count, gap.reason));
+        this.arm();
+      }
+      this.reportSoon();
+    } catch {
+      // a summary is best effort; never throw into the host
+    }
+  }
+
   recordTraffic(samples: TrafficSample[]): void {
     try {
       if (this.closing || this.state === 'failed' || !Array.isArray(samples)) return;
@@ -184,11 +204,13 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     await this.whenOpened();
     this.dispatchAll();
     const target = this.seq;
-    if (this.processedSeq >= target || !this.worker) return;
-    await new Promise<void>((resolve) => {
-      this.flushWaiters.push({ seq: target, resolve });
-      this.worker?.ref();
-    });
+    if (this.processedSeq < target && this.worker) {
+      await new Promise<void>((resolve) => {
+        this.flushWaiters.push({ seq: target, resolve });
+        this.worker?.ref();
+      });
+    }
+    await this.healthWritten();
   }
 
   close(): Promise<void> {
@@ -257,6 +279,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       if ((await Promise.race([exited, timeout])) === 'timeout') await worker.terminate();
     }
     this.report();
+    await this.healthWritten();
   }
 
   private hasPending(): boolean {
@@ -486,10 +509,35 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.reportTimer.unref();
   }
 
+  /** The health file write in progress, and whether a newer report waits for it. */
+  private healthWrite: Promise<void> | null = null;
+  private healthDirty = false;
+
+  /** Resolves once the health file holds the latest report. */
+  private async healthWritten(): Promise<void> {
+    while (this.healthWrite) await this.healthWrite;
+  }
+
+  /** Writes the health file off the event loop, one write at a time, the latest report last. */
+  private writeHealth(): void {
+    if (this.healthWrite) {
+      this.healthDirty = true;
+      return;
+    }
+    const health = this.health();
+    this.healthWrite = writeHealthFileAsync({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() }).then(() => {
+      this.healthWrite = null;
+      if (this.healthDirty) {
+        this.healthDirty = false;
+        this.writeHealth();
+      }
+    });
+  }
+
   private report(): void {
     this.lastReport = Date.now();
     const health = this.health();
-    writeHealthFile({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() });
+    this.writeHealth();
     try {
       this.settings.onHealth?.(health);
     } catch {
