@@ -2,7 +2,7 @@ import { renderDocumentText, type IncidentDocument } from '../incident/index.js'
 import { compileQuery } from './compile.js';
 import { codeInfoFor } from './codes.js';
 import type { Query } from './query.js';
-import { prepared, type Db } from './rows.js';
+import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
 import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
 import { findStormById, stormWhere, type StormEpisode } from './storms.js';
@@ -142,7 +142,7 @@ function requestedActions(summary: ErrorSummary, retryRatio: number | null, th: 
   return out;
 }
 
-function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): { requests: number; retries: number } | null {
+async function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): Promise<{ requests: number; retries: number } | null> {
   if (clients.length === 0) return null;
   const params: (string | number)[] = [window.since - (window.since % 60_000), window.until, ...clients];
   let sql = `SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(retries) AS retries FROM traffic WHERE minute >= ? AND minute < ? AND client IN (${clients.map(() => '?').join(',')})`;
@@ -150,8 +150,8 @@ function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: strin
     sql += ` AND skill IN (${skills.map(() => '?').join(',')})`;
     params.push(...skills);
   }
-  const r = prepared(db, sql).get(...params) as { n: number; requests: number | null; retries: number | null };
-  return r.n === 0 ? null : { requests: r.requests ?? 0, retries: r.retries ?? 0 };
+  const r = await db.get<{ n: number; requests: number | null; retries: number | null }>(sql, params);
+  return !r || r.n === 0 ? null : { requests: r.requests ?? 0, retries: r.retries ?? 0 };
 }
 
 /**
@@ -159,7 +159,7 @@ function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: strin
  * selects nothing (unknown storm id, no matching errors). Throws `QuerySyntaxError` for a bad
  * query. Only the audit store is read, so the draft is as PII-free as the store.
  */
-export function buildIncident(db: Db, source: DraftSource, options: DraftOptions = {}): IncidentFacts | undefined {
+export async function buildIncident(db: Db, source: DraftSource, options: DraftOptions = {}): Promise<IncidentFacts | undefined> {
   const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
   const now = options.now ?? Date.now();
   let storm: StormEpisode | undefined;
@@ -167,7 +167,7 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
   let params: (string | number)[];
   let window: TimeWindow;
   if (source.kind === 'storm') {
-    storm = findStormById(db, source.id, { thresholds: th });
+    storm = await findStormById(db, source.id, { thresholds: th });
     if (!storm) return undefined;
     ({ where, params } = stormWhere(storm));
     window = { since: storm.start, until: storm.end };
@@ -182,7 +182,7 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
     params = ids;
     window = { since: 0, until: 0 };
   }
-  const summary = summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  const summary = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
   if (summary.errors === 0 || summary.first === null || summary.last === null) return undefined;
   if (source.kind !== 'storm') window = { since: summary.first, until: summary.last + 1 };
   let requests: number | null;
@@ -191,7 +191,7 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
     requests = storm.requests;
     retries = storm.retries;
   } else {
-    const t = trafficFor(db, window, summary.clients, summary.skills);
+    const t = await trafficFor(db, window, summary.clients, summary.skills);
     requests = t ? Math.max(t.requests, summary.errors) : null;
     retries = t ? t.retries : null;
   }
@@ -363,8 +363,8 @@ export function renderIncidentMarkdown(f: IncidentFacts): string {
  * An incident draft (subject, text, Markdown, facts) for a storm, a query or error ids;
  * undefined when the source selects nothing. See `buildIncident`; `buildIncidentEml` makes the .eml.
  */
-export function draftIncident(db: Db, source: DraftSource, options: DraftOptions = {}): IncidentDraft | undefined {
-  const facts = buildIncident(db, source, options);
+export async function draftIncident(db: Db, source: DraftSource, options: DraftOptions = {}): Promise<IncidentDraft | undefined> {
+  const facts = await buildIncident(db, source, options);
   if (!facts) return undefined;
   return { subject: incidentSubject(facts), text: renderIncidentText(facts), markdown: renderIncidentMarkdown(facts), facts };
 }

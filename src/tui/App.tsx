@@ -5,6 +5,7 @@ import { HINTS } from './hints.js';
 import { PromptBar } from './components/PromptBar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TABS, TitleBar } from './components/TitleBar.js';
+import { useAsync } from './hooks/use-async.js';
 import { useDraft } from './hooks/use-draft.js';
 import { useFollowSelection } from './hooks/use-follow-selection.js';
 import { useKeys } from './hooks/use-keys.js';
@@ -14,7 +15,7 @@ import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { keyToCommand } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
-import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, StormView, WindowSpec } from './types.js';
+import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, GapSummary, HistogramBucket, StormView, WindowSpec } from './types.js';
 import { clipboardEscape } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
@@ -60,6 +61,7 @@ type Message = { text: string; kind: 'ok' | 'problem' | 'info' } | null;
 
 const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
+const NO_GAPS: GapSummary = { records: 0, dropped: 0, inWindow: 0, newest: null };
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
 /** A window longer than this (one day, ms) shows the date in the time column. */
@@ -119,35 +121,37 @@ export function App(props: AppProps) {
 
   const lastPage = useRef<ErrorPage>(EMPTY_PAGE);
   const errLayout = errorsLayout(bodyHeight);
-  const { page, histogram, queryError } = useMemo(() => {
-    if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
-    try {
-      const started = performance.now();
-      const p = source.search(query, resolved, errLayout.rows, errTop);
-      const h = errLayout.chart > 0 ? source.histogram(query, resolved) : [];
-      queryCost.current = performance.now() - started;
-      lastPage.current = p;
-      return { page: p, histogram: h, queryError: null };
-    } catch (err) {
-      return { page: lastPage.current, histogram: [], queryError: (err as Error).message };
-    }
+  const { page, histogram, queryError } = useAsync<{ page: ErrorPage; histogram: readonly HistogramBucket[]; queryError: string | null }>(
+    async () => {
+      if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
+      try {
+        const started = performance.now();
+        const p = await source.search(query, resolved, errLayout.rows, errTop);
+        const h = errLayout.chart > 0 ? await source.histogram(query, resolved) : [];
+        queryCost.current = performance.now() - started;
+        lastPage.current = p;
+        return { page: p, histogram: h, queryError: null };
+      } catch (err) {
+        return { page: lastPage.current, histogram: [], queryError: (err as Error).message };
+      }
+    },
     // refresh.tick re-reads the store.
-  }, [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, refresh.tick]);
+    [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, refresh.tick],
+    { page: EMPTY_PAGE, histogram: [], queryError: null },
+  );
 
-  const storms = useMemo<StormView[]>(() => {
-    if (view !== 'storms') return [];
-    try {
-      return source.storms(resolved);
-    } catch {
-      return [];
-    }
+  const storms = useAsync<StormView[]>(
+    async () => (view !== 'storms' ? [] : source.storms(resolved).catch(() => [])),
     // Storm detection over a long window is the slowest query there is (seconds for 24 h on a
     // 10-million-row store): re-run every 15th refresh (30 s), on `r`, or when the window moves.
-  }, [source, view, windowSpec, stormNonce, Math.floor(refresh.tick / 15)]);
+    [source, view, windowSpec, stormNonce, Math.floor(refresh.tick / 15)],
+    [],
+  );
 
-  const detail = useMemo<ErrorDetailView | null>(
-    () => (view === 'detail' && detailId ? source.detail(detailId) : null),
+  const detail = useAsync<ErrorDetailView | null>(
+    async () => (view === 'detail' && detailId ? source.detail(detailId).catch(() => null) : null),
     [source, view, detailId],
+    null,
   );
 
   // Drafts are re-read on `r` (draftNonce), not on every refresh tick: the text would jump.
@@ -162,7 +166,7 @@ export function App(props: AppProps) {
     clock,
   });
 
-  const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
+  const gaps = useAsync<GapSummary>(() => source.gaps(resolved), [source, resolved], NO_GAPS);
 
   useFollowSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
 
@@ -240,11 +244,15 @@ export function App(props: AppProps) {
     const from = dir === 1 ? errCursor + 1 : Math.max(0, errCursor - TERMINAL_SCAN);
     const count = dir === 1 ? TERMINAL_SCAN : errCursor - from;
     if (count <= 0) return say('no earlier retryable=false error', 'info');
-    const chunk = source.search(query, resolved, count, from);
-    const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
-    const idx = list.findIndex((r) => r.retryable === false);
-    if (idx < 0) return say(`no retryable=false error in the ${dir === 1 ? 'next' : 'previous'} ${count} rows`, 'info');
-    moveErr(dir === 1 ? from + idx : errCursor - 1 - idx);
+    source.search(query, resolved, count, from).then(
+      (chunk) => {
+        const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
+        const idx = list.findIndex((r) => r.retryable === false);
+        if (idx < 0) return say(`no retryable=false error in the ${dir === 1 ? 'next' : 'previous'} ${count} rows`, 'info');
+        moveErr(dir === 1 ? from + idx : errCursor - 1 - idx);
+      },
+      (err: Error) => say(err.message, 'problem'),
+    );
   };
 
   /** Applies the filter or runs the `:` command typed into the prompt. */

@@ -90,23 +90,23 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         until: q.until ? resolveTimeSpec(q.until, now) : base.until,
       };
     },
-    search(query, window, limit, offset) {
+    async search(query, window, limit, offset) {
       try {
-        const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer });
+        const r = await searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer });
         return { rows: r.rows.map(toRowView), total: r.total, offset: r.offset };
       } catch (err) {
         return asQueryError(err);
       }
     },
-    histogram(query, window) {
+    async histogram(query, window) {
       try {
-        return errorHistogram(db, query, window, { now: window.until, pseudonymizer }).buckets;
+        return (await errorHistogram(db, query, window, { now: window.until, pseudonymizer })).buckets;
       } catch (err) {
         return asQueryError(err);
       }
     },
-    detail(errorId): ErrorDetailView | null {
-      const d = getError(db, errorId);
+    async detail(errorId): Promise<ErrorDetailView | null> {
+      const d = await getError(db, errorId);
       if (!d) return null;
       const e = d.error as unknown as Record<string, unknown>;
       return {
@@ -119,8 +119,8 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         sameFingerprint: d.sameFingerprint.map(toRowView),
       };
     },
-    gaps(window) {
-      const all = listGaps(db, { since: 0, until: Number.MAX_SAFE_INTEGER });
+    async gaps(window) {
+      const all = await listGaps(db, { since: 0, until: Number.MAX_SAFE_INTEGER });
       const inWindow = all.filter((g) => g.ended_at >= window.since && g.started_at < window.until);
       // Newest first (listGaps' order), so the first in the window is the one the status line names.
       const first = inWindow[0];
@@ -131,7 +131,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         newest: first ? describeGap(first) : null,
       };
     },
-    draft(target, window, now) {
+    async draft(target, window, now) {
       const source: DraftSource =
         target.kind === 'storm'
           ? { kind: 'storm', id: target.id }
@@ -139,7 +139,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             ? { kind: 'errors', ids: target.ids }
             : { kind: 'query', query: target.query, window };
       try {
-        const d = draftIncident(db, source, { now, pseudonymizer });
+        const d = await draftIncident(db, source, { now, pseudonymizer });
         return d ? { subject: d.subject, text: d.text, markdown: d.markdown } : null;
       } catch (err) {
         return asQueryError(err);

@@ -28,8 +28,8 @@ export function toStormView(e: StormEpisode): StormView {
  */
 export function stormParts(db: Db): Pick<TuiSource, 'storms' | 'stormScope'> {
   return {
-    storms(window) {
-      return findStorms(db, window).map(toStormView);
+    async storms(window) {
+      return (await findStorms(db, window)).map(toStormView);
     },
     stormScope(storm) {
       const terms: string[] = [];

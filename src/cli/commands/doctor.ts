@@ -7,7 +7,7 @@ import {
   loadPseudonymizer,
   migrateStore,
   nativeModuleProblem,
-  openAuditReader,
+  openStoreReader,
   PseudonymKeyError,
   readHealth,
   type StoreInspection,
@@ -41,11 +41,11 @@ const mib = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MiB`;
  * --migrate`) into the line a hint prints — the CLI repeats the operator's `--db` and `--key-file`;
  * default `aap-triage <command>`. `now` is epoch ms.
  */
-export function runDoctor(
+export async function runDoctor(
   dbPath: string,
   env: NodeJS.ProcessEnv,
   options: { keyFile?: string; integrity?: boolean; now: number; command?: (rest: string) => string },
-): DoctorCheck[] {
+): Promise<DoctorCheck[]> {
   const command = options.command ?? ((rest: string) => `aap-triage ${rest}`);
   const checks: DoctorCheck[] = [];
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -87,7 +87,7 @@ export function runDoctor(
         ? { check: 'wal', status: 'warn', detail: `WAL is ${mib(store.walBytes)} — a long-running reader is starving checkpoints; close idle aap-triage tail/tui sessions` }
         : { check: 'wal', status: 'ok', detail: `WAL ${mib(store.walBytes)}` },
     );
-    if (store.schemaVersion === store.expectedVersion) checks.push(gapsCheck(dbPath, options.now, command));
+    if (store.schemaVersion === store.expectedVersion) checks.push(await gapsCheck(dbPath, options.now, command));
   }
   try {
     const warnings: string[] = [];
@@ -129,11 +129,11 @@ export function runDoctor(
 }
 
 /** The gap records of the last 7 days, as one check (through the read-only reader). */
-function gapsCheck(dbPath: string, now: number, command: (rest: string) => string): DoctorCheck {
+async function gapsCheck(dbPath: string, now: number, command: (rest: string) => string): Promise<DoctorCheck> {
   let db;
   try {
-    db = openAuditReader(dbPath);
-    const gaps = listGaps(db, { since: now - GAP_LOOKBACK_MS, until: now + 1 });
+    db = await openStoreReader(dbPath);
+    const gaps = await listGaps(db, { since: now - GAP_LOOKBACK_MS, until: now + 1 });
     const dropped = gaps.reduce((a, g) => a + g.dropped, 0);
     return gaps.length
       ? { check: 'gaps', status: 'warn', detail: `${dropped} errors seen but not recorded in the last 7 days (${gaps.length} gap records) — see ${command('stats --since 7d')} and the writer's logs` }
@@ -141,7 +141,7 @@ function gapsCheck(dbPath: string, now: number, command: (rest: string) => strin
   } catch (error) {
     return { check: 'gaps', status: 'skip', detail: `cannot list gap records: ${String((error as Error).message).split('\n')[0]}` };
   } finally {
-    db?.close();
+    await db?.close();
   }
 }
 
@@ -154,7 +154,7 @@ export const doctorCommand: CommandModule = {
       .description('check the database (opens, schema, integrity, WAL), the key, the native module and Node; exit 3 on a failure')
       .option('--integrity', 'run quick_check even on a large file')
       .option('--migrate', "first upgrade an older database to this aap-triage's schema (BEGIN IMMEDIATE; writers wait while it runs)")
-      .action((_opts: unknown, cmd: Command) => {
+      .action(async (_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         if (g['migrate']) {
           let done;
@@ -167,7 +167,7 @@ export const doctorCommand: CommandModule = {
           if (g.json) ctx.note(`aap-triage: ${line}`);
           else ctx.out(line);
         }
-        const checks = runDoctor(ctx.storePath(cmd), ctx.io.env, {
+        const checks = await runDoctor(ctx.storePath(cmd), ctx.io.env, {
           keyFile: g.keyFile,
           integrity: Boolean(g['integrity']),
           now: ctx.now(),

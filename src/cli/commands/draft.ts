@@ -49,7 +49,7 @@ export const draftCommand: CommandModule = {
           if (bad !== undefined) throw new CliError(`'${bad}' is not an error id`, 'error ids look like err_ followed by 32 hex digits', EXIT.USAGE);
           source = { kind: 'errors', ids };
         }
-        const draft = draftIncident(ctx.openDb(cmd), source, { now: ctx.now(), pseudonymizer, nextUpdateMinutes: nextUpdate });
+        const draft = await draftIncident(await ctx.openDb(cmd), source, { now: ctx.now(), pseudonymizer, nextUpdateMinutes: nextUpdate });
         if (!draft) {
           ctx.note(
             source.kind === 'storm'

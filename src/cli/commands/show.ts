@@ -12,9 +12,9 @@ export const showCommand: CommandModule = {
       .command('show')
       .description('one error with its code meaning, recommended client action and related errors (exit 1 if unknown)')
       .argument('<error_id>', 'the error id the client quoted (err_…)')
-      .action((errorId: string, _opts: unknown, cmd: Command) => {
+      .action(async (errorId: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
-        const detail = getError(ctx.openDb(cmd), errorId.trim());
+        const detail = await getError(await ctx.openDb(cmd), errorId.trim());
         if (!detail) {
           ctx.note(`aap-triage: no error with id ${errorId} — check the id, or the --db the client's server writes to`);
           ctx.exitCode = EXIT.NOT_FOUND;

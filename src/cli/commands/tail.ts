@@ -34,17 +34,17 @@ export const tailCommand: CommandModule = {
         if (!Number.isInteger(interval) || interval < 50) throw new CliError(`--interval must be an integer ≥ 50 (ms), got '${String(g['interval'])}'`, 'e.g. --interval 1000', EXIT.USAGE);
         if (!Number.isInteger(lines) || lines < 0) throw new CliError(`--lines must be a non-negative integer, got '${String(g['lines'])}'`, 'e.g. --lines 10', EXIT.USAGE);
         const query = queryFromWords(words);
-        const db = ctx.openDb(cmd);
+        const db = await ctx.openDb(cmd);
         const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
-        const print = (rows: ReturnType<typeof searchErrors>['rows']): void => {
+        const print = (rows: Awaited<ReturnType<typeof searchErrors>>['rows']): void => {
           for (const r of rows) ctx.out(g.json ? JSON.stringify(r) : fixedRow(errorCells(r)));
         };
         const now = ctx.now();
-        const first = lines > 0 ? searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true }).rows.reverse() : [];
+        const first = lines > 0 ? (await searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true })).rows.reverse() : [];
         if (!g.json) ctx.out(fixedRow(ERROR_HEADERS));
         print(first);
         // Mark what is already there (the lookback and any future-stamped rows) as seen.
-        let cursor = nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 }).cursor;
+        let cursor = (await nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 })).cursor;
         const stop = new AbortController();
         const onSigint = (): void => stop.abort();
         process.once('SIGINT', onSigint);
@@ -53,7 +53,7 @@ export const tailCommand: CommandModule = {
           while (!stop.signal.aborted) {
             await sleep(interval, stop.signal);
             if (stop.signal.aborted) break;
-            const next = nextErrors(db, query, cursor, { ...options, now: ctx.now() });
+            const next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
             cursor = next.cursor;
             print(next.rows);
           }

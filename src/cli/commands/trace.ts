@@ -11,9 +11,9 @@ export const traceCommand: CommandModule = {
       .command('trace')
       .description('every error with that trace id or upstream trace id, oldest first (exit 1 if none)')
       .argument('<trace_id>', 'W3C trace id (32 hex) or DMC-12 trc_… id')
-      .action((traceId: string, _opts: unknown, cmd: Command) => {
+      .action(async (traceId: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
-        const rows = getTrace(ctx.openDb(cmd), traceId.trim(), ctx.limit(cmd, 1000));
+        const rows = await getTrace(await ctx.openDb(cmd), traceId.trim(), ctx.limit(cmd, 1000));
         if (g.json) ctx.json(rows);
         else if (rows.length) ctx.out(errorTable(rows));
         if (rows.length === 0) {

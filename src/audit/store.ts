@@ -1,0 +1,91 @@
+/**
+ * The one read interface of the audit store (DESIGN §5 "The store sits behind one interface"):
+ * SQLite (the embedded default) and PostgreSQL (the fleet store) behind the same
+ * Promise-returning `all`/`get`, so src/triage, the CLI and the TUI never know which they read.
+ *
+ * SQL handed to a reader is the portable subset both engines answer the same way: `?`
+ * placeholders (PostgreSQL's are numbered for it), `COALESCE`, `CASE`, positional `GROUP BY`,
+ * no engine-only functions. Text columns compare bytewise on both (SQLite's BINARY, PostgreSQL's
+ * `COLLATE "C"`), so orderings agree.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { openReadOnly } from './reader.js';
+import { isPostgresUrl } from './paths.js';
+
+/** A value bound to a `?` placeholder. */
+export type SqlValue = string | number | null;
+
+/** Which engine a reader reads. Only diagnostics (doctor, benchmarks) look at it. */
+export type AuditDialect = 'sqlite' | 'postgres';
+
+/**
+ * A read-only connection to the audit store. Numbers come back as JS numbers on both engines
+ * (PostgreSQL's `bigint`/`numeric` results are converted); text as strings; NULL as null.
+ * Methods reject with the engine's error for bad SQL; opening is where `AuditStoreError`s arise.
+ */
+export interface AuditReader {
+  readonly dialect: AuditDialect;
+  /** Where it reads, fit for logs and output: a file path, or a PostgreSQL URL without its password. */
+  readonly location: string;
+  /** Every row of `sql` with `params` bound to its `?` placeholders, in order. */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** The first row of `sql`, or undefined when there is none. */
+  get<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Release the connection(s). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Statements prepared once per connection (the TUI re-runs the same queries every refresh). */
+const CACHE_LIMIT = 200;
+
+/**
+ * An {@link AuditReader} over an open better-sqlite3 connection. better-sqlite3 is synchronous:
+ * each call runs at once and returns a settled promise, so answers and their order are exactly
+ * those of the connection.
+ */
+export function sqliteReader(db: BetterSqlite3.Database, location: string = db.name): AuditReader {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const statement = (sql: string): BetterSqlite3.Statement => {
+    let st = cache.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      if (cache.size > CACHE_LIMIT) cache.clear();
+      cache.set(sql, st);
+    }
+    return st;
+  };
+  let closed = false;
+  return {
+    dialect: 'sqlite',
+    location,
+    async all<T>(sql: string, params: readonly SqlValue[] = []) {
+      return statement(sql).all(...params) as T[];
+    },
+    async get<T>(sql: string, params: readonly SqlValue[] = []) {
+      return statement(sql).get(...params) as T | undefined;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}
+
+/**
+ * Open the audit store at `target` read-only: a `postgres://` / `postgresql://` URL opens the
+ * PostgreSQL store (credentials from the URL or the standard `PG*` variables), anything else is
+ * a SQLite file path (see `openAuditReader` for its checks). The schema version is checked on
+ * both: an older or newer schema is refused, never migrated here.
+ *
+ * @throws {AuditStoreError} `missing`, `unreadable`, `not-an-audit-db`, `schema-too-old`,
+ *   `schema-too-new`, `native-module`; one line saying what to do, never a password.
+ */
+export async function openStoreReader(target: string): Promise<AuditReader> {
+  if (isPostgresUrl(target)) {
+    const { openPgReader } = await import('./pg/reader.js');
+    return openPgReader(target);
+  }
+  const { db, file } = openReadOnly(target, false);
+  return sqliteReader(db, file);
+}
