@@ -9,8 +9,12 @@
  * `COLLATE "C"`), so orderings agree.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { openReadOnly } from './reader.js';
+import { migrateStore } from './inspect.js';
+import { forgetSubject, pruneOlderThan, type ForgetResult, type PruneResult } from './maintenance.js';
+import type { PgStoreInspection } from './pg/maintenance.js';
 import { isPostgresUrl } from './paths.js';
+import type { Pseudonymizer } from './pseudonym.js';
+import { openReadOnly } from './reader.js';
 
 /** A value bound to a `?` placeholder. */
 export type SqlValue = string | number | null;
@@ -88,4 +92,39 @@ export async function openStoreReader(target: string): Promise<AuditReader> {
   }
   const { db, file } = openReadOnly(target, false);
   return sqliteReader(db, file);
+}
+
+/**
+ * `prune` on either store: SQLite deletes in chunks (`pruneOlderThan`); PostgreSQL drops whole
+ * day partitions before the cutoff and deletes the rest in chunks (`prunePgStore`).
+ * @throws {AuditStoreError}; RangeError for a bad age.
+ */
+export async function pruneStore(target: string, olderThanMs: number, now: number = Date.now()): Promise<PruneResult> {
+  if (!isPostgresUrl(target)) return pruneOlderThan(target, olderThanMs, now);
+  const { prunePgStore } = await import('./pg/maintenance.js');
+  const { errorEvents, traffic, gaps } = await prunePgStore(target, olderThanMs, now);
+  return { errorEvents, traffic, gaps };
+}
+
+/**
+ * `forget` on either store (`forgetSubject` / `forgetPgSubject`; on PostgreSQL across every partition).
+ * @throws {AuditStoreError}; TypeError when the value is neither an email nor a phone.
+ */
+export async function forgetInStore(target: string, pseudonymizer: Pseudonymizer, emailOrPhone: string): Promise<ForgetResult> {
+  if (!isPostgresUrl(target)) return forgetSubject(target, pseudonymizer, emailOrPhone);
+  const { forgetPgSubject } = await import('./pg/maintenance.js');
+  return forgetPgSubject(target, pseudonymizer, emailOrPhone);
+}
+
+/** `doctor --migrate` on either store: SQLite's `migrateStore`, or the PostgreSQL migrations (creating the schema when the database is empty). */
+export async function migrateAuditStore(target: string): Promise<{ from: number; to: number }> {
+  if (!isPostgresUrl(target)) return migrateStore(target);
+  const { migratePgStore } = await import('./pg/maintenance.js');
+  return migratePgStore(target);
+}
+
+/** Schema version, partitions, size and server version of a PostgreSQL store, for `doctor`. @throws {AuditStoreError} */
+export async function inspectPostgresStore(url: string): Promise<PgStoreInspection> {
+  const { inspectPgStore } = await import('./pg/maintenance.js');
+  return inspectPgStore(url);
 }

@@ -13,6 +13,9 @@ import { checkOptions } from './options.js';
 import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
+import { isPostgresUrl, redactPostgresUrl } from './paths.js';
+import { schemaFunctionsSource, PG_MIGRATIONS } from './pg/schema.js';
+import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
 import type { AuditHealth, AuditSink } from './sink.js';
@@ -56,6 +59,11 @@ function workerSource(): string {
   return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
 }
 
+/** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
+function pgWorkerSource(): string {
+  return `'use strict';\n${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg, ensurePartitions });\n`;
+}
+
 class Writer implements SqliteAuditSink, ExitFlushable {
   readonly path: string;
   readonly exitFlushTimeoutMs: number;
@@ -90,15 +98,26 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   constructor(settings: Settings) {
     this.settings = settings;
-    this.path = settings.path;
+    // A PostgreSQL URL is shown (logs, health file) without its password.
+    const postgres = isPostgresUrl(settings.path);
+    this.path = postgres ? redactPostgresUrl(settings.path) : settings.path;
     this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
+    const driver = postgres ? 'pg' : 'better-sqlite3';
     let driverPath: string;
     try {
-      driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
+      driverPath = createRequire(import.meta.url).resolve(driver);
     } catch (error) {
-      this.fail(`better-sqlite3 cannot be found (${String((error as Error).message).split('\n')[0]}): run npm install`);
+      this.fail(`${driver} cannot be found (${String((error as Error).message).split('\n')[0]}): run npm install`);
       return;
     }
+    const pgInit: PgWorkerInit = {
+      url: settings.path,
+      driverPath,
+      retryForMs: settings.busyTimeoutMs,
+      migrations: PG_MIGRATIONS,
+      errorColumns: ERROR_EVENT_COLUMNS,
+      signal: this.signal,
+    };
     const init: WorkerInit = {
       path: settings.path,
       driverPath,
@@ -110,7 +129,9 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       signal: this.signal,
     };
     try {
-      this.worker = new Worker(workerSource(), { eval: true, workerData: init, name: 'aap-triage-audit-writer' });
+      this.worker = postgres
+        ? new Worker(pgWorkerSource(), { eval: true, workerData: pgInit, name: 'aap-triage-audit-writer-pg' })
+        : new Worker(workerSource(), { eval: true, workerData: init, name: 'aap-triage-audit-writer' });
     } catch (error) {
       this.fail(`cannot start the audit writer thread: ${String((error as Error).message)}`);
       return;

@@ -7,7 +7,8 @@ export { ERROR_EVENT_COLUMNS, SCHEMA_VERSION } from '../audit/schema.js';
 export { AuditStoreError, PseudonymKeyError } from '../audit/errors.js';
 export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from '../audit/errors.js';
 export { UPGRADE_HINT, openAuditReader } from '../audit/reader.js';
-export { openStoreReader } from '../audit/store.js';
+export { forgetInStore, inspectPostgresStore, migrateAuditStore, openStoreReader, pruneStore } from '../audit/store.js';
+export type { PgStoreInspection } from '../audit/pg/maintenance.js';
 export type { AuditReader, AuditDialect, SqlValue } from '../audit/store.js';
 export { inspectStore, migrateStore } from '../audit/inspect.js';
 export type { InspectOptions, StoreInspection } from '../audit/inspect.js';
@@ -19,4 +20,4 @@ export { DEFAULT_RETENTION_MS, forgetSubject, pruneOlderThan } from '../audit/ma
 export type { ForgetResult, PruneResult } from '../audit/maintenance.js';
 export { readHealth } from '../audit/health.js';
 export type { AuditHealthFile } from '../audit/health.js';
-export { DEFAULT_DB_PATH, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
+export { DEFAULT_DB_PATH, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';

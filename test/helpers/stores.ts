@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ensurePartitions, migratePg } from '../../src/audit/pg/schema.js';
+import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
 import { ERROR_EVENT_COLUMNS } from '../../src/audit/schema.js';
 import { openStoreReader, type AuditReader } from '../../src/audit/store.js';
 import type { ErrorEvent, TrafficSample } from '../../src/protocol/error-event.js';
@@ -100,7 +100,7 @@ async function postgresStore(): Promise<TestStore> {
   const database = await createTestDatabase();
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
-  await migratePg(client);
+  await migratePg(client, PG_MIGRATIONS);
   const partitions = new Set<string>();
   let reader: AuditReader | undefined;
   const cols = ERROR_EVENT_COLUMNS.join(', ');

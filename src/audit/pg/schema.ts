@@ -113,12 +113,13 @@ export async function readPgVersion(client: ClientBase): Promise<number> {
 }
 
 /**
- * Bring the store to {@link PG_SCHEMA_VERSION} in one transaction under an advisory lock, so
+ * Bring the store to `migrations.length` (pass {@link PG_MIGRATIONS}) in one transaction under
+ * the advisory lock {@link SCHEMA_LOCK_KEY}, so
  * many writers starting at once migrate it exactly once. Returns the version. Throws an Error
  * whose `code` is `AAP_SCHEMA_TOO_NEW` or `AAP_NOT_AUDIT_DB` (the schema holds other tables but
  * no audit version), or the server's error.
  */
-export async function migratePg(client: ClientBase, migrations: readonly string[] = PG_MIGRATIONS): Promise<number> {
+export async function migratePg(client: ClientBase, migrations: readonly string[]): Promise<number> {
   const target = migrations.length;
   const fail = (code: string, message: string): never => {
     throw Object.assign(new Error(message), { code });
@@ -174,4 +175,15 @@ export async function ensurePartitions(client: ClientBase, times: Iterable<numbe
   }
   for (const name of wanted.keys()) known.add(name);
   return created;
+}
+
+/**
+ * The functions above as plain JavaScript source, with their constants, for the writer's
+ * worker thread (started from source text, like the SQLite worker: see writer-worker.ts). They
+ * are self-contained for that reason: no imports, no outer bindings but these constants.
+ */
+export function schemaFunctionsSource(): string {
+  return [`const SCHEMA_LOCK_KEY = ${SCHEMA_LOCK_KEY};`, `const PARTITION_MS = ${PARTITION_MS};`, partitionFor, readPgVersion, migratePg, ensurePartitions]
+    .map(String)
+    .join('\n');
 }

@@ -3,9 +3,12 @@ import { listGaps } from '../../triage/index.js';
 import {
   AuditStoreError,
   DEFAULT_JOURNAL_SIZE_LIMIT_BYTES,
+  defaultKeyFilePath,
+  isPostgresUrl,
   inspectStore,
   loadPseudonymizer,
-  migrateStore,
+  inspectPostgresStore,
+  migrateAuditStore,
   nativeModuleProblem,
   openStoreReader,
   PseudonymKeyError,
@@ -57,8 +60,9 @@ export async function runDoctor(
   });
   const native = nativeModuleProblem();
   checks.push(native === null ? { check: 'native', status: 'ok', detail: 'better-sqlite3 loads' } : { check: 'native', status: 'fail', detail: native });
+  if (isPostgresUrl(dbPath)) checks.push(...(await postgresChecks(dbPath, options.now, command)));
   let store: StoreInspection | undefined;
-  if (native === null) {
+  if (native === null && !isPostgresUrl(dbPath)) {
     try {
       store = inspectStore(dbPath, { quickCheckMaxBytes: options.integrity ? Number.POSITIVE_INFINITY : QUICK_CHECK_MAX_BYTES });
       const schema = `schema ${store.schemaVersion} of ${store.expectedVersion}`;
@@ -98,7 +102,7 @@ export async function runDoctor(
       create: false,
       logger: { info: () => undefined, warn: (_o, msg) => warnings.push(msg ?? 'warning'), error: (_o, msg) => warnings.push(msg ?? 'error') },
     });
-    const source = env['AAP_TRIAGE_KEY'] ? 'AAP_TRIAGE_KEY' : (options.keyFile ?? `${dbPath}.key`);
+    const source = env['AAP_TRIAGE_KEY'] ? 'AAP_TRIAGE_KEY' : (options.keyFile ?? defaultKeyFilePath(dbPath));
     checks.push(
       warnings.length
         ? { check: 'key', status: 'warn', detail: `key ${p.keyId} (${source}): ${warnings.join('; ')}` }
@@ -126,6 +130,19 @@ export async function runDoctor(
     });
   }
   return checks;
+}
+
+/** The PostgreSQL store's checks: schema, partitions and size (no password in any line), then its gap records. */
+async function postgresChecks(url: string, now: number, command: (rest: string) => string): Promise<DoctorCheck[]> {
+  try {
+    const s = await inspectPostgresStore(url);
+    const facts = `schema ${s.schemaVersion} of ${s.expectedVersion}, ${s.partitions} day partitions, ${mib(s.totalBytes)}, PostgreSQL ${s.serverVersion}`;
+    if (s.schemaVersion < s.expectedVersion) return [{ check: 'database', status: 'fail', detail: `${s.path} (${facts}): older than this aap-triage — run ${command('doctor --migrate')}` }];
+    return [{ check: 'database', status: 'ok', detail: `${s.path} (${facts})` }, await gapsCheck(url, now, command)];
+  } catch (error) {
+    const msg = error instanceof AuditStoreError ? error.message : String((error as Error).message).split('\n')[0];
+    return [{ check: 'database', status: 'fail', detail: msg ?? 'cannot open' }];
+  }
 }
 
 /** The gap records of the last 7 days, as one check (through the read-only reader). */
@@ -159,7 +176,7 @@ export const doctorCommand: CommandModule = {
         if (g['migrate']) {
           let done;
           try {
-            done = migrateStore(ctx.storePath(cmd));
+            done = await migrateAuditStore(ctx.storePath(cmd));
           } catch (error) {
             throw toCliError(error);
           }
