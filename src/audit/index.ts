@@ -9,7 +9,7 @@ export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
 export { AUDIT_SINK_DEFAULTS, DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from './options.js';
 export type { AuditSinkOptions } from './options.js';
 export { READER_BUSY_TIMEOUT_MS, UPGRADE_HINT, openAuditReader } from './reader.js';
-export { forgetInStore, openStoreReader, pruneStore, sqliteReader } from './store.js';
+export { forgetInStore, openStoreReader, pruneStore, sqliteReader, truncatePostgresStore } from './store.js';
 export type { AuditDialect, AuditReader, SqlValue } from './store.js';
 export { AuditStoreError, PseudonymKeyError } from './errors.js';
 export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from './errors.js';

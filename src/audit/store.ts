@@ -128,3 +128,9 @@ export async function inspectPostgresStore(url: string): Promise<PgStoreInspecti
   const { inspectPgStore } = await import('./pg/maintenance.js');
   return inspectPgStore(url);
 }
+
+/** Empties a PostgreSQL store's audit tables (the demo replaces its own store); false when it had no audit schema. @throws {AuditStoreError} */
+export async function truncatePostgresStore(url: string): Promise<boolean> {
+  const { truncatePgStore } = await import('./pg/maintenance.js');
+  return truncatePgStore(url);
+}

@@ -6,9 +6,8 @@
  * triage functions the CLI and TUI use.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { loadPseudonymizer } from '../audit/index.js';
+import { isPostgresUrl, loadPseudonymizer, resolveDbPath, storeLabel, truncatePostgresStore } from '../audit/index.js';
 import { createTriage } from '../instrument/index.js';
 import type { Triage } from '../instrument/index.js';
 import { personas, type Persona } from './buyers/personas.js';
@@ -54,7 +53,9 @@ export interface DemoTraffic {
 }
 
 /** Removes an old demo database and its companions (not its key file). Returns true if one existed. */
-export function removeOldDatabase(dbPath: string): boolean {
+export async function removeOldDatabase(dbPath: string): Promise<boolean> {
+  // A PostgreSQL demo store keeps its tables; only its rows go.
+  if (isPostgresUrl(dbPath)) return truncatePostgresStore(dbPath);
   const files = [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, `${dbPath}.health.json`];
   const existed = existsSync(dbPath);
   for (const f of files) rmSync(f, { force: true });
@@ -66,10 +67,10 @@ export function removeOldDatabase(dbPath: string): boolean {
  * `keepServing`) the servers are closed and the audit store flushed.
  */
 export async function runDemoTraffic(options: DemoTrafficOptions = {}): Promise<DemoTraffic> {
-  const dbPath = resolve(options.dbPath ?? DEMO_DEFAULTS.dbPath);
+  const dbPath = resolveDbPath(options.dbPath ?? DEMO_DEFAULTS.dbPath);
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
-  if (removeOldDatabase(dbPath)) options.onNotice?.(`removed the old demo database ${dbPath}`);
+  if (await removeOldDatabase(dbPath)) options.onNotice?.(`removed the old demo database ${storeLabel(dbPath)}`);
 
   // What a dealer's own OpenTelemetry setup provides: spans with real trace ids (no exporter).
   const tracerProvider = new NodeTracerProvider();

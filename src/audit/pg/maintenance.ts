@@ -178,3 +178,18 @@ export async function migratePgStore(url: string): Promise<{ from: number; to: n
     return { from, to: await migratePg(client, PG_MIGRATIONS) };
   });
 }
+
+/**
+ * Empties the audit tables of the store at `url` (TRUNCATE; the schema, partitions and version
+ * stay). For the demo, which replaces its own store. Returns false when there was no audit schema.
+ * @throws {AuditStoreError}
+ */
+export async function truncatePgStore(url: string): Promise<boolean> {
+  return withClient(url, async (client, label) => {
+    const version = await readPgVersion(client);
+    if (version === 0) return false;
+    if (version < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store: check --db`);
+    await client.query('TRUNCATE error_events, traffic, audit_gaps');
+    return true;
+  });
+}
