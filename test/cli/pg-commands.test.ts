@@ -62,7 +62,7 @@ describe('the CLI with --db postgres://…', () => {
     const show = await cli('show', rows[0]!.error_id, '--db', db, '--json');
     expect(JSON.parse(show.out).error.error_id).toBe(rows[0]!.error_id);
 
-    const draft = await cli('draft', '--storm', episodes[0]!.id, '--db', db);
+    const draft = await cli('draft', rows[0]!.error_id, rows[1]!.error_id, '--db', db);
     expect(draft.code, draft.err).toBe(0);
     expect(draft.out).toContain('Evidence');
 
