@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 const SECRET = 'cli-s3cret-pw';
 let database: TestDatabase;
 let db: string;
-const env = { ...process.env, CI: 'true', AAP_TRIAGE_KEY: 'pg-commands-test-key-0123456789abcdef' };
+const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', AAP_TRIAGE_KEY: 'pg-commands-test-key-0123456789abcdef' };
 delete env['AAP_TRIAGE_DB'];
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {

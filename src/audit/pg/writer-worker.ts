@@ -5,7 +5,7 @@
  *
  * Each batch is one transaction: a multi-row `INSERT … ON CONFLICT DO NOTHING` into
  * error_events (chunked under PostgreSQL's 65 535-parameter limit), a multi-row traffic upsert
- * and the gap rows. When the server is away (connection refused, reset, restarting, admin
+ * and the gap rows; a batch of error rows only is that one statement, without BEGIN/COMMIT. When the server is away (connection refused, reset, restarting, admin
  * shutdown) the batch is retried on a new connection with exponential backoff (100 ms doubling
  * to 2 s) for up to `retryForMs`; after that it is answered as failed, and the writer counts it
  * and queues a gap record, which goes out with the next batch that succeeds. I/O is async inside
@@ -136,6 +136,8 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
   const runBatch = async (batch: BatchMessage): Promise<number> => {
     const c = await connect();
     if (batch.rows.length > 0) await schema.ensurePartitions(c, batch.rows.map((r) => r[1] as number), partitions);
+    // Error rows alone in one statement are atomic by themselves: no BEGIN/COMMIT round trips.
+    if (batch.traffic.length === 0 && batch.gaps.length === 0 && batch.rows.length <= rowsPerInsert) return batch.rows.length > 0 ? insertEvents(c, batch.rows) : 0;
     await c.query('BEGIN');
     try {
       const written = batch.rows.length > 0 ? await insertEvents(c, batch.rows) : 0;
