@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
 import { ERROR_EVENT_COLUMNS } from '../../src/audit/schema.js';
@@ -40,6 +41,8 @@ export interface TestStore {
   insertTraffic(rows: readonly TrafficSample[]): Promise<void>;
   insertGap(gap: GapRecord): Promise<void>;
   deleteEvents(ids: readonly string[]): Promise<void>;
+  /** Copies every row of a seeded SQLite audit file (test/tui/helpers/seed.ts and the like) into this store. */
+  copyFrom(sqlitePath: string): Promise<void>;
   /** Closes the reader and removes the file or drops the database. */
   cleanup(): Promise<void>;
 }
@@ -88,6 +91,11 @@ async function sqliteStore(): Promise<TestStore> {
       const del = db.prepare('DELETE FROM error_events WHERE error_id = ?');
       for (const id of ids) del.run(id);
     },
+    async copyFrom(sqlitePath) {
+      db.prepare('ATTACH DATABASE ? AS src').run(sqlitePath);
+      for (const t of ['error_events', 'traffic', 'audit_gaps']) db.exec(`INSERT INTO ${t} SELECT * FROM src.${t}`);
+      db.exec('DETACH DATABASE src');
+    },
     async cleanup() {
       await reader?.close();
       db.close();
@@ -134,6 +142,22 @@ async function postgresStore(): Promise<TestStore> {
     },
     async deleteEvents(ids) {
       await client.query('DELETE FROM error_events WHERE error_id = ANY($1)', [ids]);
+    },
+    async copyFrom(sqlitePath) {
+      const src = new Database(sqlitePath, { readonly: true });
+      try {
+        const events = src.prepare(`SELECT ${cols} FROM error_events`).all() as Record<string, unknown>[];
+        await ensurePartitions(client, events.map((e) => e['occurred_at'] as number), partitions);
+        for (const e of events) await client.query(`INSERT INTO error_events (${cols}) VALUES (${placeholders})`, ERROR_EVENT_COLUMNS.map((c) => e[c]));
+        for (const r of src.prepare('SELECT minute, service, skill, client, requests, errors, retries FROM traffic').all() as unknown[][]) {
+          await client.query('INSERT INTO traffic VALUES ($1, $2, $3, $4, $5, $6, $7)', Object.values(r as object));
+        }
+        for (const g of src.prepare('SELECT service, started_at, ended_at, dropped, reason FROM audit_gaps ORDER BY id').all() as object[]) {
+          await client.query('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES ($1, $2, $3, $4, $5)', Object.values(g));
+        }
+      } finally {
+        src.close();
+      }
     },
     async cleanup() {
       await reader?.close();
