@@ -11,7 +11,9 @@
 //   spans   — a tracer provider whose spans are non-recording (no call spans are kept);
 //   metrics — a no-op meter provider;  audit — `auditDb: false`;  log — `logger: false`.
 // A request whose skill data has `failInHandler: '<AAP code>'` throws AapError from the request
-// handler (the all-error load). Prints `PORT <n>` when listening; SIGUSR2 prints `CPU <µs>`.
+// handler (the all-error load). Prints `PORT <n>` when listening; SIGUSR2 prints `CPU <µs>` (all
+// threads, process.cpuUsage); on SIGTERM it flushes and, in triage mode, prints
+// `AUDIT stored=<rows> written=… dropped=… failed=… gaps=<dropped in audit_gaps>` before exiting.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +99,7 @@ const card = {
 const requestHandler = new Handler(card, new InMemoryTaskStore(), new Executor());
 let triage = null;
 let auditDir = null;
+let auditDb = null;
 if (mode === 'triage') {
   const { createTriage } = await import('../dist/instrument/index.js');
   const { pino } = await import('pino');
@@ -104,11 +107,12 @@ if (mode === 'triage') {
   const omit = new Set((process.env.BENCH_OMIT ?? '').split(',').filter(Boolean));
   // BENCH_DIR: the bench's own work folder, which it removes even if this process is killed.
   auditDir = mkdtempSync(join(process.env.BENCH_DIR || tmpdir(), 'aap-bench-'));
+  auditDb = omit.has('audit') ? null : join(auditDir, 'audit.db');
   // Spans that carry the parent's context but record nothing, so the SDK keeps no call span.
   const nonRecording = { getTracer: () => ({ startSpan: (_n, _o, ctx) => trace.wrapSpanContext(trace.getSpanContext(ctx) ?? { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }) }) };
   triage = createTriage({
     serviceName: 'bench-dealer',
-    auditDb: omit.has('audit') ? false : join(auditDir, 'audit.db'),
+    auditDb: auditDb ?? false,
     logger: omit.has('log') ? false : pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })),
     ...(omit.has('spans') ? { tracerProvider: nonRecording } : {}),
     ...(omit.has('metrics') ? { meterProvider: { getMeter: () => createNoopMeter() } } : {}),
@@ -128,6 +132,17 @@ process.on('SIGTERM', async () => {
   server.close();
   await triage?.shutdown();
   await sdk.shutdown();
+  if (auditDb) {
+    // What the store holds after the flush, for the bench's stored = sent, dropped = 0 check.
+    const { readHealth } = await import('../dist/audit/index.js');
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(auditDb, { readonly: true });
+    const stored = db.prepare('SELECT count(*) AS n FROM error_events').get().n;
+    const gaps = db.prepare('SELECT coalesce(sum(dropped), 0) AS n FROM audit_gaps').get().n;
+    db.close();
+    const h = readHealth(auditDb) ?? {};
+    console.log(`AUDIT stored=${stored} written=${h.written} dropped=${h.dropped} failed=${h.failed} gaps=${gaps}`);
+  }
   if (auditDir) rmSync(auditDir, { recursive: true, force: true });
   process.exit(0);
 });

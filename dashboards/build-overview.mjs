@@ -20,6 +20,15 @@ const SVC = 'job=~"$service"';
 // path appends the unit (rpc_server_call_duration_seconds_*). One selector matches both.
 const dur = (suffix, extra = CALL) => `{__name__=~"rpc_server_call_duration(_seconds)?_${suffix}", rpc_system_name="jsonrpc", ${extra}}`;
 const RI = '$__rate_interval';
+// Prometheus 3 stores classic-histogram bucket bounds as floats: the exporter's le="1" is kept as
+// le="1.0" (prometheus/prometheus docs/migration.md, "le and quantile label values"); Prometheus 2
+// keeps "1". Every le matcher, and every override on a bucket's name, accepts both spellings.
+// `[.]` rather than `\\.`: no escapes to get wrong through JSON and PromQL strings.
+const LE_FIRST = 'le=~"1|1[.]0"';
+/** Grafana field-name regexp matching bucket `n` as Prometheus 2 (`4`) and 3 (`4.0`) name it. */
+const leName = (n) => (n === '+Inf' ? '^[+]Inf$' : `^${n}([.]0)?$`);
+/** Calls that ended in an error: the duration histogram's error.type is set on errors only (semconv RPC). */
+const ERR = 'error_type!=""';
 let nextId = 1;
 const refIds = 'ABCDEFGH';
 function target(expr, legendFormat, i, extra = {}) {
@@ -56,7 +65,7 @@ function stat({ title, description, unit, targets, gridPos, thresholds, decimals
 function row(title, y) {
   return { id: nextId++, type: 'row', title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [] };
 }
-const colorOverride = (name, color) => ({ matcher: { id: 'byName', options: name }, properties: [{ id: 'color', value: { mode: 'fixed', fixedColor: color } }] });
+const colorOverride = (name, color, matcher = 'byName') => ({ matcher: { id: matcher, options: name }, properties: [{ id: 'color', value: { mode: 'fixed', fixedColor: color } }] });
 const steps = (...s) => ({ mode: 'absolute', steps: s.map(([color, value]) => ({ color, value })) });
 
 const panels = [];
@@ -64,10 +73,11 @@ let y = 0;
 panels.push(row('Errors', y)); y += 1;
 panels.push(stat({
   title: 'Error ratio', unit: 'percentunit', decimals: 1, gridPos: { h: 8, w: 4, x: 0, y },
-  description: 'Share of JSON-RPC calls answered with an error (HTTP-200 JSON-RPC errors, DMC-12 errors inside a result and failed tasks included), over the selected services, protocols and skills. Red (above 5 %): open "Error rate by code" to see which code grew, then run `aap-triage search` for that code to get error_id + trace_id pairs.',
+  description: 'Share of JSON-RPC calls answered with an error (HTTP-200 JSON-RPC errors, DMC-12 errors inside a result and failed tasks included), over the selected services, protocols and skills: calls of the rpc.server.call.duration histogram that carry error.type, divided by all its calls. Red (above 5 %): open "Error rate by code" to see which code grew, then run `aap-triage search` for that code to get error_id + trace_id pairs.',
   thresholds: steps(['green', null], ['orange', 0.01], ['red', 0.05]),
+  // One histogram for numerator and denominator, so both come from the same calls.
   // `or vector(0)`: a service that has never failed has no error series; show 0 %, not "No data".
-  targets: [[`(sum(rate(aap_server_errors_total{${CALL}}[${RI}])) or vector(0)) / sum(rate(${dur('count')}[${RI}]))`, 'error ratio']],
+  targets: [[`(sum(rate(${dur('count', `${CALL}, ${ERR}`)}[${RI}])) or vector(0)) / sum(rate(${dur('count')}[${RI}]))`, 'error ratio']],
 }));
 panels.push(ts({
   title: 'Error rate by code', unit: 'cps', gridPos: { h: 8, w: 10, x: 4, y }, stack: true,
@@ -97,6 +107,19 @@ panels.push(ts({
   targets: [0.5, 0.95, 0.99].map((q) => [`histogram_quantile(${q}, sum by (le) (rate(${dur('bucket')}[${RI}])))`, `p${Math.round(q * 100)}`]),
 }));
 y += 8;
+panels.push(ts({
+  title: 'Call duration p95 by method', unit: 's', gridPos: { h: 8, w: 12, x: 0, y },
+  description: 'Server-side p95 duration of JSON-RPC calls, seconds, per rpc.method (SendMessage, tools/call, GetTask, …; _OTHER for methods outside the known set), from the rpc.server.call.duration histogram. Red (above 2.5 s) on one method only: that method\'s handler or its dependency is slow, so set the skill variable to see which skill; red on every method points at the host (CPU, event-loop stalls, the audit queue).',
+  thresholds: steps(['green', null], ['orange', 1], ['red', 2.5]),
+  targets: [[`histogram_quantile(0.95, sum by (le, rpc_method) (rate(${dur('bucket')}[${RI}])))`, '{{rpc_method}}']],
+}));
+panels.push(ts({
+  title: 'Error ratio by method', unit: 'percentunit', gridPos: { h: 8, w: 12, x: 12, y }, max: 1,
+  description: 'Share of calls answered with an error, per rpc.method, from the rpc.server.call.duration histogram: calls with error.type (the JSON-RPC code of an error member, or the DMC-12 code of an error inside a result) divided by all calls of that method. Red (above 5 %): open "Error rate by code" with the same filters to see which code, then `aap-triage search` for samples; a method that is 100 % errors is often one the server does not implement (-32601).',
+  thresholds: steps(['green', null], ['orange', 0.01], ['red', 0.05]),
+  targets: [[`(sum by (rpc_method) (rate(${dur('count', `${CALL}, ${ERR}`)}[${RI}])) or (0 * sum by (rpc_method) (rate(${dur('count')}[${RI}])))) / sum by (rpc_method) (rate(${dur('count')}[${RI}]))`, '{{rpc_method}}']],
+}));
+y += 8;
 panels.push(row('Retries', y)); y += 1;
 panels.push(ts({
   title: 'Retry ratio', unit: 'percentunit', gridPos: { h: 8, w: 8, x: 0, y }, max: 1,
@@ -104,20 +127,20 @@ panels.push(ts({
   thresholds: steps(['green', null], ['orange', 0.1], ['red', 0.2]),
   // From the attempts histogram, not aap_server_retries_total: that counter adds once per flag,
   // so a retry with two flags would count twice.
-  targets: [[`1 - sum(rate(aap_server_request_attempts_bucket{${CALL}, le="1"}[${RI}])) / sum(rate(aap_server_request_attempts_count{${CALL}}[${RI}]))`, 'retry ratio']],
+  targets: [[`1 - sum(rate(aap_server_request_attempts_bucket{${CALL}, ${LE_FIRST}}[${RI}])) / sum(rate(aap_server_request_attempts_count{${CALL}}[${RI}]))`, 'retry ratio']],
 }));
 panels.push(ts({
   title: 'Amplification (attempts per distinct request)', unit: 'none', decimals: 2, gridPos: { h: 8, w: 8, x: 8, y }, min: 1,
   description: 'Calls divided by first attempts: how many times, on average, each distinct request reached the server. 1.0 means no retries. Red (1.5 or more for two minutes) is the amplification storm rule of DESIGN §6: clients are multiplying load, typically retrying without backoff after RATE_LIMITED or UPSTREAM_UNAVAILABLE. Run `aap-triage storms` and check the clients\' backoff.',
   thresholds: steps(['green', null], ['orange', 1.2], ['red', 1.5]),
-  targets: [[`sum(rate(aap_server_request_attempts_count{${CALL}}[${RI}])) / sum(rate(aap_server_request_attempts_bucket{${CALL}, le="1"}[${RI}]))`, 'attempts per request']],
+  targets: [[`sum(rate(aap_server_request_attempts_count{${CALL}}[${RI}])) / sum(rate(aap_server_request_attempts_bucket{${CALL}, ${LE_FIRST}}[${RI}]))`, 'attempts per request']],
 }));
 panels.push({
   id: nextId++, type: 'bargauge', title: 'Attempts histogram',
   description: 'Calls in the selected time range by attempt number (1 = first attempt, 2 = first retry, … +Inf = beyond the 5th attempt, the gRPC attempt cap). Healthy traffic is almost all in bucket 1. Red (bars at 4, 5 or +Inf) means clients keep retrying far past the cap: find them with `aap-triage storms` and check whether the answers they retry are retryable at all.',
   datasource: DS, gridPos: { h: 8, w: 8, x: 16, y },
   fieldConfig: { defaults: { unit: 'short', min: 0, decimals: 0, color: { mode: 'thresholds' }, thresholds: steps(['green', null]) },
-    overrides: [['4', 'orange'], ['5', 'red'], ['+Inf', 'red']].map(([n, c]) => colorOverride(n, c)) },
+    overrides: [['4', 'orange'], ['5', 'red'], ['+Inf', 'red']].map(([n, c]) => colorOverride(leName(n), c, 'byRegexp')) },
   options: { orientation: 'horizontal', displayMode: 'gradient', showUnfilled: true, reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, valueMode: 'color', namePlacement: 'left' },
   targets: [target(`sum by (le) (increase(aap_server_request_attempts_bucket{${CALL}}[$__range]))`, '{{le}}', 0, { format: 'heatmap', range: false, instant: true })],
 });
@@ -162,7 +185,17 @@ const varQuery = (name, label, query, description) => ({
   definition: query, refresh: 2, includeAll: true, multi: true, allValue: '.*',
   current: { selected: true, text: ['All'], value: ['$__all'] }, options: [], regex: '', sort: 1, hide: 0,
 });
+// What the JSON needs, as Grafana's own export lists it (Dashboards → Export): the import screen
+// warns when one is missing. No __inputs: the datasource is a template variable.
+const usedPanels = [...new Set(panels.filter((p) => p.type !== 'row').map((p) => p.type))].sort();
+const PANEL_NAMES = { bargauge: 'Bar gauge', stat: 'Stat', timeseries: 'Time series' };
+const requires = [
+  { type: 'grafana', id: 'grafana', name: 'Grafana', version: '10.4.0' },
+  { type: 'datasource', id: 'prometheus', name: 'Prometheus', version: '1.0.0' },
+  ...usedPanels.map((id) => ({ type: 'panel', id, name: PANEL_NAMES[id], version: '' })),
+];
 const dashboard = {
+  __requires: requires,
   uid: 'aap-triage-overview',
   title: 'aap-triage — dealer agent errors, retries and audit',
   description: 'Errors, latency, retries, conformance and audit-pipeline health of dealer agents instrumented with aap-triage. Metric names are those of the OpenTelemetry Prometheus exporter; the OTLP → Collector → Prometheus names also match (see docs/dashboards.md).',

@@ -1,13 +1,16 @@
 /**
- * The health file `doctor` reads (issue #4 "Writer"): `<db path>.health.json`, or, when that
- * folder is not writable (the usual reason the store failed), a file in the OS temp folder
- * named after the database path. Holds counters, state and a one-line reason: never a record.
+ * The health files `doctor` reads (issue #4 "Writer", issue #17 "doctor"): one per writing
+ * service and process, `<db path>.health.<service>.<pid>.json`, or, when that folder is not
+ * writable (the usual reason the store failed), a file in the OS temp folder named after the
+ * database path, service and pid. Several services and processes write one store; each keeps its
+ * own record, so `doctor` shows every one by name. Holds counters, state and a one-line reason:
+ * never a record. (Writers before issue #17 wrote one `<db path>.health.json`; it is still read.)
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { healthFilePath } from './paths.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { healthFilePath, isPostgresUrl, redactPostgresUrl } from './paths.js';
 import type { AuditHealth } from './sink.js';
 
 /** What the health file holds. */
@@ -22,10 +25,30 @@ export interface AuditHealthFile extends AuditHealth {
   updatedAt: number;
 }
 
-/** The fallback location, used when the database's folder cannot be written. */
-export function fallbackHealthFilePath(dbPath: string): string {
-  const digest = createHash('sha256').update(resolve(dbPath)).digest('hex').slice(0, 16);
-  return join(tmpdir(), `aap-triage-${digest}.health.json`);
+/** What names a store in file names: the absolute path, or the PostgreSQL URL without its password. */
+const storeKey = (dbPath: string): string => (isPostgresUrl(dbPath) ? redactPostgresUrl(dbPath) : resolve(dbPath));
+const fallbackPrefix = (dbPath: string): string => `aap-triage-${createHash('sha256').update(storeKey(dbPath)).digest('hex').slice(0, 16)}`;
+
+/** A service name as it appears in a file name: `[A-Za-z0-9._-]`, at most 64, `unnamed` for none. */
+export function serviceFileName(service: string | null): string {
+  const s = (service ?? '').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+  return s === '' ? 'unnamed' : s;
+}
+
+/** `.health.<service>.<pid>.json`: the suffix of one writer's files. */
+const writerSuffix = (service: string | null, pid: number): string => `.health.${serviceFileName(service)}.${pid}.json`;
+
+/** Where one writer (service, pid) writes its health: beside the database. */
+export function writerHealthFilePath(dbPath: string, service: string | null, pid: number): string {
+  // A PostgreSQL store has no folder: its writers report in the temp folder of their host.
+  if (isPostgresUrl(dbPath)) return fallbackHealthFilePath(dbPath, service, pid);
+  return `${resolve(dbPath)}${writerSuffix(service, pid)}`;
+}
+
+/** The fallback location, used when the database's folder cannot be written; without `service`, the pre-#17 name. */
+export function fallbackHealthFilePath(dbPath: string, service?: string | null, pid?: number): string {
+  if (service === undefined || pid === undefined) return join(tmpdir(), `${fallbackPrefix(dbPath)}.health.json`);
+  return join(tmpdir(), `${fallbackPrefix(dbPath)}${writerSuffix(service, pid)}`);
 }
 
 function writeAtomically(file: string, text: string): void {
@@ -37,7 +60,7 @@ function writeAtomically(file: string, text: string): void {
 /** Write the health file; returns where it went, or null if neither place was writable. */
 export function writeHealthFile(health: AuditHealthFile): string | null {
   const text = `${JSON.stringify(health, null, 2)}\n`;
-  for (const file of [healthFilePath(health.path), fallbackHealthFilePath(health.path)]) {
+  for (const file of [writerHealthFilePath(health.path, health.service, health.pid), fallbackHealthFilePath(health.path, health.service, health.pid)]) {
     try {
       writeAtomically(file, text);
       return file;
@@ -57,15 +80,40 @@ function parse(file: string): AuditHealthFile | null {
   }
 }
 
+/** Files in `folder` whose names start with `prefix` and end with `.json`; [] when the folder cannot be read. */
+function filesStartingWith(folder: string, prefix: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
+      .map((f) => join(folder, f));
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The latest health report of the audit writer(s) of `dbPath` (`<db>.health.json` or its
- * temp-folder fallback, whichever is newer), or null when no writer has reported. Never throws.
- * With several writer processes the file holds the last one's report (`pid` says which).
+ * Every writer's latest health report for `dbPath`: one per (service, pid), from the files
+ * beside the database and in the temp folder (the newer of the two when both exist), newest
+ * first. [] when no writer has reported. Never throws.
  */
+export function readHealthRecords(dbPath: string): AuditHealthFile[] {
+  const db = storeKey(dbPath);
+  const files = [
+    ...(isPostgresUrl(db) ? [] : filesStartingWith(dirname(db), `${basename(db)}.health.`)),
+    ...filesStartingWith(tmpdir(), `${fallbackPrefix(db)}.health.`),
+  ];
+  const latest = new Map<string, AuditHealthFile>();
+  for (const file of new Set([...files, healthFilePath(db), fallbackHealthFilePath(db)])) {
+    const h = parse(file);
+    if (!h) continue;
+    const id = `${h.service ?? ''}\u0000${h.pid}`;
+    const seen = latest.get(id);
+    if (!seen || h.updatedAt > seen.updatedAt) latest.set(id, h);
+  }
+  return [...latest.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+}
+
+/** The newest of {@link readHealthRecords}, or null when no writer has reported. Never throws. */
 export function readHealth(dbPath: string): AuditHealthFile | null {
-  const found = [parse(healthFilePath(dbPath)), parse(fallbackHealthFilePath(dbPath))].filter(
-    (h): h is AuditHealthFile => h !== null,
-  );
-  found.sort((a, b) => b.updatedAt - a.updatedAt);
-  return found[0] ?? null;
+  return readHealthRecords(dbPath)[0] ?? null;
 }

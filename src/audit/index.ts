@@ -2,7 +2,7 @@
  * The PII-free audit store (DESIGN §5): batched SQLite writer, read-only reader, keyed
  * pseudonyms, sanitisers, retention and erasure. Re-exports only.
  */
-export { ERROR_EVENT_COLUMNS, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
+export { ERROR_EVENT_COLUMNS, ISSUE_HOUR_MS, ISSUE_HOURS_REBUILD_SQL, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
 export type { AuditHealth, AuditSink } from './sink.js';
 export { openAuditSink } from './writer.js';
 export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
@@ -19,16 +19,22 @@ export {
   createPseudonymizer,
   loadPseudonymizer,
   normalizeSubject,
+  resolvePhoneRegion,
+  DEFAULT_PHONE_REGION,
 } from './pseudonym.js';
 export type { PseudonymKind, Pseudonymizer, PseudonymizerOptions } from './pseudonym.js';
 export { retryAfterFromDetails, sanitizeLegacyError, sanitizePointer } from './sanitize.js';
 export { DEFAULT_KNOWN_NAMES } from './known-names.js';
-export { DEFAULT_RETENTION_MS, forgetSubject, pruneOlderThan } from './maintenance.js';
-export type { ForgetResult, PruneResult } from './maintenance.js';
+export { DEFAULT_RETENTION_MS, forgetSubject, previewPrune, pruneOlderThan } from './maintenance.js';
+export type { ForgetResult, PrunePreview, PruneResult } from './maintenance.js';
 export { inspectStore, migrateStore } from './inspect.js';
 export type { InspectOptions, StoreInspection } from './inspect.js';
 export { nativeModuleProblem } from './driver.js';
-export { readHealth } from './health.js';
+export { readHealth, readHealthRecords } from './health.js';
 export type { AuditHealthFile } from './health.js';
 export type { AuditLogger } from './logger.js';
 export { DEFAULT_DB_PATH, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from './paths.js';
+export { ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX, issueKey, issueKeyText, isIssueKeyPrefix } from './issue-key.js';
+export type { IssueKeyFields } from './issue-key.js';
+export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from './labels.js';
+export type { ClientLabel } from './labels.js';

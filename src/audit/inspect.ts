@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadDriver } from './driver.js';
 import { AuditStoreError } from './errors.js';
+import { backfillIssueKeys } from './issue-backfill.js';
 import { READER_BUSY_TIMEOUT_MS, openReadOnly } from './reader.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 
@@ -69,20 +70,28 @@ export function inspectStore(path: string, options: InspectOptions = {}): StoreI
 /**
  * Brings the database at `path` to this aap-triage's schema with the writer's `migrate` (one
  * `BEGIN IMMEDIATE` transaction, busy timeout 5 s; a new index on a large table can take
- * minutes, during which writers wait). Returns the versions before and after.
+ * minutes, during which writers wait). From a version before 3 it then keys the older rows into
+ * issues (`backfillIssueKeys`: chunks of 5 000 rows, then one rebuild of `issue_hours`).
+ * Returns the versions before and after.
  *
  * @throws {AuditStoreError} `missing`, `unreadable`, `not-an-audit-db`, `schema-too-new`,
  *   `native-module`.
  */
 export function migrateStore(path: string): { from: number; to: number } {
   const { db: reader, version: from, file } = openReadOnly(path, true);
+  // A writer may have migrated the file already (writers never backfill): rows without a key
+  // still need one. The check is a scan, acceptable for this rare, explicit command.
+  const unkeyed = from >= 3 && reader.prepare('SELECT 1 FROM error_events WHERE issue_key IS NULL LIMIT 1').get() !== undefined;
   reader.close();
-  if (from === SCHEMA_VERSION) return { from, to: from };
+  if (from === SCHEMA_VERSION && !unkeyed) return { from, to: from };
   const Driver = loadDriver(file);
   let db: BetterSqlite3.Database | undefined;
   try {
     db = new Driver(file, { fileMustExist: true, timeout: READER_BUSY_TIMEOUT_MS });
-    return { from, to: migrate(db) };
+    const to = migrate(db);
+    // Rows from before version 3 get their issue key, so the upgraded store's history is grouped too.
+    if (from < 3 || unkeyed) backfillIssueKeys(db);
+    return { from, to };
   } catch (error) {
     throw new AuditStoreError('unreadable', file, `cannot migrate ${file} (${String((error as Error).message).split('\n')[0]}): check the file's owner and mode`, {
       cause: error,

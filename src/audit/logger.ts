@@ -1,4 +1,5 @@
-import { pino } from 'pino';
+import { createRequire } from 'node:module';
+import type * as PinoModule from 'pino';
 
 /**
  * The logger shape the audit store needs: pino-compatible (`logger.warn({ obj }, 'msg')`).
@@ -14,6 +15,10 @@ let fallback: AuditLogger | undefined;
 
 /** Default logger: pino to stderr, synchronous so a line written just before exit is kept. */
 export function defaultLogger(): AuditLogger {
-  fallback ??= pino({ name: 'aap-triage.audit' }, pino.destination({ dest: 2, sync: true }));
+  if (!fallback) {
+    // Loaded on first use, not at import (issue 13); pino is CommonJS, so `require` is synchronous.
+    const { pino } = createRequire(import.meta.url)('pino') as typeof PinoModule;
+    fallback = pino({ name: 'aap-triage.audit' }, pino.destination({ dest: 2, sync: true }));
+  }
   return fallback;
 }

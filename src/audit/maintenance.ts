@@ -6,7 +6,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { AuditStoreError } from './errors.js';
 import type { Pseudonymizer } from './pseudonym.js';
-import { openAuditMaintenance } from './reader.js';
+import { openAuditMaintenance, openReadOnly } from './reader.js';
 
 /** Default retention: 90 days, in ms. */
 export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
@@ -75,6 +75,48 @@ export function pruneOlderThan(path: string, olderThanMs: number, now: number = 
   }
 }
 
+/** What {@link previewPrune} found: what `pruneOlderThan` with the same age would delete. */
+export interface PrunePreview extends PruneResult {
+  /** The cutoff: rows before this time (epoch ms) would go. */
+  cutoff: number;
+  /** Oldest and newest error that would go, epoch ms; null when none. */
+  oldestError: number | null;
+  newestError: number | null;
+  /** Errors that would stay. */
+  keptErrors: number;
+}
+
+/**
+ * What {@link pruneOlderThan} would delete, read on a read-only connection (a dry run writes
+ * nothing, not even a migration). Same arguments and errors as `pruneOlderThan`.
+ */
+export function previewPrune(path: string, olderThanMs: number, now: number = Date.now()): PrunePreview {
+  if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new RangeError(`Expected olderThanMs to be a number of milliseconds ≥ 0, got ${String(olderThanMs)}`);
+  }
+  const cutoff = now - olderThanMs;
+  const { db } = openReadOnly(path, true);
+  try {
+    const e = db.prepare('SELECT count(*) AS n, min(occurred_at) AS lo, max(occurred_at) AS hi FROM error_events WHERE occurred_at < ?').get(cutoff) as {
+      n: number;
+      lo: number | null;
+      hi: number | null;
+    };
+    const count = (sql: string): number => db.prepare(sql).pluck().get(cutoff) as number;
+    return {
+      cutoff,
+      errorEvents: e.n,
+      traffic: count('SELECT count(*) FROM traffic WHERE minute < ?'),
+      gaps: count('SELECT count(*) FROM audit_gaps WHERE ended_at < ?'),
+      oldestError: e.lo,
+      newestError: e.hi,
+      keptErrors: count('SELECT count(*) FROM error_events WHERE occurred_at >= ?'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
 /** What {@link forgetSubject} did and could not do. */
 export interface ForgetResult {
   /** Rows of the subject deleted (matched under the current key). */
@@ -90,7 +132,8 @@ export interface ForgetResult {
 
 /**
  * Delete every error_events row of one subject: the raw email or phone is pseudonymised with
- * the current key (normalised the same way as when written) and rows with that `subject` go.
+ * the current key (normalised the same way as when written) and rows with that pseudonym in
+ * `subject` or `subject_alt` go.
  * Rows written under another key (`key_id`) cannot be matched: they are counted, with their key
  * ids, in `otherKeyRows` / `otherKeyIds` so the caller can say which key would be needed.
  * The raw value is never logged or stored.
@@ -103,14 +146,16 @@ export function forgetSubject(path: string, pseudonymizer: Pseudonymizer, emailO
   if (subject === null) throw new TypeError('Expected an email address or a phone number to forget');
   const db = openAuditMaintenance(path);
   try {
+    // A request that held an email and a phone keeps both pseudonyms (subject, subject_alt).
     const deleted = deleteInChunks(
       db,
-      'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? LIMIT ?)',
+      'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? OR subject_alt = ? LIMIT ?)',
+      subject,
       subject,
     );
     const others = db
       .prepare(
-        'SELECT key_id, count(*) AS n FROM error_events WHERE subject IS NOT NULL AND (key_id IS NULL OR key_id <> ?) GROUP BY key_id ORDER BY key_id',
+        'SELECT key_id, count(*) AS n FROM error_events WHERE (subject IS NOT NULL OR subject_alt IS NOT NULL) AND (key_id IS NULL OR key_id <> ?) GROUP BY key_id ORDER BY key_id',
       )
       .all(pseudonymizer.keyId) as { key_id: string | null; n: number }[];
     return {

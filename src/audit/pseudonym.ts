@@ -10,6 +10,7 @@ import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { chmodSync, closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { PseudonymKeyError } from './errors.js';
 import type { AuditLogger } from './logger.js';
 import { defaultLogger } from './logger.js';
@@ -55,33 +56,54 @@ export interface PseudonymizerOptions {
   env?: NodeJS.ProcessEnv;
   /** Key file. Default: `<dbPath>.key`. */
   keyFile?: string;
+  /** Region national phone numbers are read in (ISO 3166-1 alpha-2). Default: `AAP_TRIAGE_PHONE_REGION`, else `US`. */
+  phoneRegion?: string;
   /** Create the key file (32 random bytes as 64 hex, mode 0600) when neither key exists. Default: true. */
   create?: boolean;
   /** pino-compatible logger for "created key file at …". Default: pino to stderr. */
   logger?: AuditLogger;
 }
 
+/** Region phones without a country code are read in when none is configured (`AAP_TRIAGE_PHONE_REGION`). */
+export const DEFAULT_PHONE_REGION = 'US';
+
 /**
- * Normalise an email or phone before pseudonymising (issue #4):
+ * The phone region from `value` (ISO 3166-1 alpha-2, e.g. `GB`, case-insensitive), or
+ * {@link DEFAULT_PHONE_REGION} when empty. Throws a RangeError naming the value for a region
+ * libphonenumber-js does not know.
+ */
+export function resolvePhoneRegion(value: string | undefined): string {
+  const region = (value ?? '').trim().toUpperCase();
+  if (region === '') return DEFAULT_PHONE_REGION;
+  if (!/^[A-Z]{2}$/.test(region) || !isSupportedCountry(region)) {
+    throw new RangeError(`Expected AAP_TRIAGE_PHONE_REGION / phoneRegion to be a two-letter country code such as GB or US, got ${JSON.stringify(value)}`);
+  }
+  return region;
+}
+
+/**
+ * Normalise an email or phone before pseudonymising (issue #4, issue #17 "Erasure"):
  * - contains `@` → email: trimmed and lower-cased;
- * - otherwise → phone in E.164 form: `+` and digits only. A leading `+` or `00` marks an
- *   international number; 10 digits without one are a NANP number and get `+1`; 11 digits
- *   starting with `1` get `+`; other national numbers keep their digits behind a `+` (best
- *   effort: without a country they cannot be made E.164, but the same input always maps the same).
+ * - otherwise → phone in E.164 form by libphonenumber-js: a number with a country code (`+44 …`,
+ *   `0044 …`) as written, a national one (`07700 900123`) read in `region` (default
+ *   {@link DEFAULT_PHONE_REGION}), so both spellings of one number give one pseudonym. A number
+ *   libphonenumber-js cannot place (too short, too long for any plan) keeps its digits behind a
+ *   `+` (best effort: the same input still always maps the same).
  * Returns null for an empty value or one with neither `@` nor digits.
  */
-export function normalizeSubject(value: string): string | null {
+export function normalizeSubject(value: string, region: string = DEFAULT_PHONE_REGION): string | null {
   const trimmed = value.trim();
   if (trimmed === '') return null;
   if (trimmed.includes('@')) return trimmed.toLowerCase();
-  const international = trimmed.startsWith('+') || trimmed.startsWith('00');
-  let digits = trimmed.replace(/\D/g, '');
+  const text = trimmed.startsWith('00') ? `+${trimmed.slice(2)}` : trimmed;
+  const digits = text.replace(/\D/g, '');
   if (digits === '') return null;
-  if (international) {
-    if (!trimmed.startsWith('+')) digits = digits.slice(2);
-    return `+${digits}`;
+  try {
+    const parsed = parsePhoneNumberFromString(text, region as CountryCode);
+    if (parsed?.isPossible()) return parsed.number;
+  } catch {
+    // not a phone libphonenumber-js can read: the fallback below
   }
-  if (digits.length === 10) return `+1${digits}`;
   return `+${digits}`;
 }
 
@@ -134,8 +156,13 @@ function hmac(key: KeyObject, domain: PseudonymKind | 'key-id', value: string): 
   return createHmac('sha256', key).update(`${domain}\u0000${value}`, 'utf8').digest();
 }
 
-/** Build a {@link Pseudonymizer} from a secret string (its UTF-8 bytes are the HMAC key). */
-export function createPseudonymizer(secret: string): Pseudonymizer {
+/**
+ * Build a {@link Pseudonymizer} from a secret string (its UTF-8 bytes are the HMAC key).
+ * `phoneRegion` (default {@link DEFAULT_PHONE_REGION}) is the region national phone numbers are
+ * read in; writers and the CLI must agree on it, so both take `AAP_TRIAGE_PHONE_REGION`.
+ */
+export function createPseudonymizer(secret: string, options: { phoneRegion?: string } = {}): Pseudonymizer {
+  const region = resolvePhoneRegion(options.phoneRegion);
   if (secret.length < MIN_SECRET_LENGTH) {
     throw new PseudonymKeyError('too-short', `pseudonym secret is shorter than ${MIN_SECRET_LENGTH} characters`);
   }
@@ -149,7 +176,7 @@ export function createPseudonymizer(secret: string): Pseudonymizer {
   const idempotency = asIs('idempotency');
   const subject = (raw: string | null | undefined) => {
     if (typeof raw !== 'string') return null;
-    const normalised = normalizeSubject(raw);
+    const normalised = normalizeSubject(raw, region);
     return normalised === null ? null : pseudo('subject', normalised);
   };
   return {
@@ -255,16 +282,18 @@ function createKeyFile(keyFile: string, logger: AuditLogger): string {
  *
  * @throws {PseudonymKeyError} `missing` (no key and `create: false`), `unreadable` (also: not a
  * regular file, too large, readable by others), `too-short` (also for `AAP_TRIAGE_KEY`).
+ * @throws {RangeError} for an `AAP_TRIAGE_PHONE_REGION` / `phoneRegion` that is not a known region.
  */
 export function loadPseudonymizer(options: PseudonymizerOptions = {}): Pseudonymizer {
   const env = options.env ?? process.env;
   const logger = options.logger ?? defaultLogger();
+  const phoneRegion = resolvePhoneRegion(options.phoneRegion ?? env['AAP_TRIAGE_PHONE_REGION']);
   const fromEnv = env['AAP_TRIAGE_KEY']?.trim();
   if (fromEnv) {
     if (fromEnv.length < MIN_SECRET_LENGTH) {
       throw new PseudonymKeyError('too-short', `AAP_TRIAGE_KEY is shorter than ${MIN_SECRET_LENGTH} characters: use a longer random secret`);
     }
-    return createPseudonymizer(fromEnv);
+    return createPseudonymizer(fromEnv, { phoneRegion });
   }
   const keyFile = options.keyFile ?? defaultKeyFilePath(resolveDbPath(options.dbPath, env));
   let exists = true;
@@ -273,9 +302,9 @@ export function loadPseudonymizer(options: PseudonymizerOptions = {}): Pseudonym
   } catch {
     exists = false;
   }
-  if (exists) return createPseudonymizer(readKeyFile(keyFile));
+  if (exists) return createPseudonymizer(readKeyFile(keyFile), { phoneRegion });
   if (options.create === false) {
     throw new PseudonymKeyError('missing', `no pseudonym key: set AAP_TRIAGE_KEY or create ${keyFile} (the instrumented server creates it on first start)`);
   }
-  return createPseudonymizer(createKeyFile(keyFile, logger));
+  return createPseudonymizer(createKeyFile(keyFile, logger), { phoneRegion });
 }

@@ -10,6 +10,7 @@ import { RETRY_FLAGS } from '../protocol/error-event.js';
 import { mintErrorId } from '../protocol/error-id.js';
 import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeUpstreamTraceId } from '../protocol/value-patterns.js';
 import type { GapRow, TrafficRow } from './internal-types.js';
+import { issueKey } from './issue-key.js';
 import { sanitizePointer } from './sanitize.js';
 
 const TOKEN = /^[A-Za-z0-9_.:$-]{1,64}$/;
@@ -31,18 +32,23 @@ export function eventToRow(event: ErrorEvent, knownNames: ReadonlySet<string> | 
   const flags = Array.isArray(event.retry_flags) ? event.retry_flags.filter((f) => RETRY_FLAG_SET.has(f)) : [];
   const rules = Array.isArray(event.conformance) ? event.conformance.filter((r) => typeof r === 'string' && TOKEN.test(r)) : [];
   const attempt = int(event.attempt);
+  const service = str(event.service) ?? 'unknown_service';
+  const protocol = str(event.protocol) ?? 'jsonrpc';
+  const rpcMethod = str(event.rpc_method) ?? '_OTHER';
+  const skill = str(event.skill);
+  const code = safeCode(event.code);
   return [
     safeErrorId(event.error_id) ?? mintErrorId(),
     int(event.occurred_at) ?? Date.now(),
     str(event.trace_id),
     str(event.span_id),
     safeUpstreamTraceId(event.upstream_trace_id),
-    str(event.service) ?? 'unknown_service',
-    str(event.protocol) ?? 'jsonrpc',
+    service,
+    protocol,
     str(event.protocol_version),
-    str(event.rpc_method) ?? '_OTHER',
-    str(event.skill),
-    safeCode(event.code),
+    rpcMethod,
+    skill,
+    code,
     safeLegacyError(event.legacy_error),
     safeJsonRpcCode(event.jsonrpc_code),
     int(event.http_status),
@@ -58,6 +64,8 @@ export function eventToRow(event: ErrorEvent, knownNames: ReadonlySet<string> | 
     JSON.stringify(rules),
     num(event.duration_ms),
     str(event.key_id),
+    issueKey({ service, protocol, rpc_method: rpcMethod, skill, code, violations, conformance: rules }),
+    str(event.subject_alt),
   ];
 }
 

@@ -35,6 +35,8 @@ export const ERROR_EVENT_COLUMNS = [
   'conformance',
   'duration_ms',
   'key_id',
+  'issue_key',
+  'subject_alt',
 ] as const;
 
 /** Column names of `traffic`. */
@@ -114,7 +116,82 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX error_events_retries ON error_events (occurred_at, client, skill, retry_flags) WHERE attempt > 1;
   `,
+  // 3: issues, client labels, a second subject (issue #17).
+  // - `issue_key` (src/audit/issue-key.ts) groups rows into issues; rows written before this
+  //   migration have NULL and are in no issue. Its index serves `issue:` and "list this issue's
+  //   errors"; few distinct keys, so it grows at a few hundred right edges, like the code index.
+  // - `issue_hours`: per hour × issue × client, the errors, retryable / terminal counts and the
+  //   first and last time, kept by the two triggers below for every writer (and `prune` /
+  //   `forget`), so `listIssues` reads ~10⁴ summary rows for 24 h instead of ~10⁵–10⁶ errors.
+  //   `client` is '' for calls without a credential.
+  // - `subject_alt`: the second subject pseudonym when a request held both an email (in
+  //   `subject`) and a phone, so erasure by either finds the row.
+  // - `client_labels`: an operator's name and support contact for a client pseudonym. Business
+  //   data about a partner company, not customer data (docs/audit-store.md).
+  `
+  ALTER TABLE error_events ADD COLUMN issue_key TEXT;
+  ALTER TABLE error_events ADD COLUMN subject_alt TEXT;
+  CREATE INDEX error_events_issue_time ON error_events (issue_key, occurred_at) WHERE issue_key IS NOT NULL;
+
+  CREATE TABLE issue_hours (
+    hour      INTEGER NOT NULL,
+    issue_key TEXT NOT NULL,
+    client    TEXT NOT NULL,
+    errors    INTEGER NOT NULL,
+    retryable INTEGER NOT NULL,
+    terminal  INTEGER NOT NULL,
+    first_at  INTEGER NOT NULL,
+    last_at   INTEGER NOT NULL,
+    PRIMARY KEY (hour, issue_key, client)
+  ) WITHOUT ROWID;
+
+  CREATE TRIGGER error_events_issue_hours_insert AFTER INSERT ON error_events WHEN NEW.issue_key IS NOT NULL
+  BEGIN
+    INSERT INTO issue_hours (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
+    VALUES (NEW.occurred_at - NEW.occurred_at % 3600000, NEW.issue_key, IFNULL(NEW.client, ''), 1,
+            NEW.retryable IS 1, NEW.retryable IS 0, NEW.occurred_at, NEW.occurred_at)
+    ON CONFLICT (hour, issue_key, client) DO UPDATE SET
+      errors = errors + 1,
+      retryable = retryable + excluded.retryable,
+      terminal = terminal + excluded.terminal,
+      first_at = min(first_at, excluded.first_at),
+      last_at = max(last_at, excluded.last_at);
+  END;
+
+  -- Deletes (prune, forget) take the row out of its hour; first_at / last_at of a partly
+  -- emptied hour stay as they were (listIssues reads exact times from error_events).
+  CREATE TRIGGER error_events_issue_hours_delete AFTER DELETE ON error_events WHEN OLD.issue_key IS NOT NULL
+  BEGIN
+    UPDATE issue_hours SET errors = errors - 1, retryable = retryable - (OLD.retryable IS 1), terminal = terminal - (OLD.retryable IS 0)
+     WHERE hour = OLD.occurred_at - OLD.occurred_at % 3600000 AND issue_key = OLD.issue_key AND client = IFNULL(OLD.client, '');
+    DELETE FROM issue_hours
+     WHERE hour = OLD.occurred_at - OLD.occurred_at % 3600000 AND issue_key = OLD.issue_key AND client = IFNULL(OLD.client, '') AND errors <= 0;
+  END;
+
+  CREATE TABLE client_labels (
+    client     TEXT PRIMARY KEY NOT NULL,
+    name       TEXT NOT NULL,
+    contact    TEXT,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
+
+/** Hour buckets of `issue_hours`, ms. */
+export const ISSUE_HOUR_MS = 3_600_000;
+
+/**
+ * Rebuilds `issue_hours` from `error_events` in one statement (what the insert trigger would
+ * have produced). For bulk loads that drop the triggers first (bench/triage-generate.mjs).
+ */
+export const ISSUE_HOURS_REBUILD_SQL = `
+  DELETE FROM issue_hours;
+  INSERT INTO issue_hours (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
+  SELECT occurred_at - occurred_at % 3600000, issue_key, IFNULL(client, ''), count(*),
+         sum(retryable IS 1), sum(retryable IS 0), min(occurred_at), max(occurred_at)
+    FROM error_events WHERE issue_key IS NOT NULL
+   GROUP BY 1, 2, 3;
+`;
 
 /** Schema version a fully migrated database reports in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

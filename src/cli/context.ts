@@ -4,6 +4,27 @@ import type { Db, TimeWindow } from '../triage/index.js';
 import { shellWord } from './format.js';
 import { dbPathProblem, parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
 
+/** `camelCase` → `camel_case`; any other key (snake_case, codes, flags, pseudonyms with `-`/`_`/digits first) as it is. */
+export function snakeCaseKey(key: string): string {
+  return /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
+}
+
+/**
+ * A JSON value with every object key in snake_case ({@link snakeCaseKey}), deeply; values are
+ * untouched. Keys that are data rather than names (codes such as `RATE_LIMITED`, retry flags)
+ * are never camelCase, so they pass unchanged; a camelCase key needs an uppercase letter
+ * followed by a lowercase one, which a base64url pseudonym key could only have by chance — no
+ * command prints an object keyed by pseudonyms.
+ */
+export function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[snakeCaseKey(k)] = snakeCaseKeys(v);
+  return out;
+}
+
 /** Exit codes of `aap-triage` (documented in `--help` and docs/cli.md). */
 export const EXIT = Object.freeze({
   /** Done. */
@@ -59,6 +80,8 @@ export interface GlobalOptions {
   until?: string;
   limit?: string;
   keyFile?: string;
+  /** false for `--no-color`. */
+  color?: boolean;
 }
 
 /** What a command gets: output helpers, resolved globals, the store and the key. */
@@ -83,9 +106,12 @@ export class CommandContext {
     this.io.stderr.write(`${text}\n`);
   }
 
-  /** Prints a value as indented JSON. */
+  /**
+   * Prints a value as indented JSON with snake_case keys (issue #17: every command's `--json`
+   * uses one key style; docs/cli.md documents each shape). See {@link snakeCaseKeys}.
+   */
   json(value: unknown): void {
-    this.out(JSON.stringify(value, null, 2));
+    this.out(JSON.stringify(snakeCaseKeys(value), null, 2));
   }
 
   /** Global options merged with the command's own. */
@@ -144,6 +170,7 @@ export class CommandContext {
       return loadPseudonymizer({ dbPath: this.dbPath(cmd), env: this.io.env, keyFile: g.keyFile, create: false, logger: this.lineLogger() });
     } catch (error) {
       if (!required && error instanceof PseudonymKeyError && error.kind === 'missing') return null;
+      if (error instanceof RangeError) throw new CliError(`AAP_TRIAGE_PHONE_REGION '${this.io.env['AAP_TRIAGE_PHONE_REGION'] ?? ''}' is not a region`, 'use a two-letter country code such as GB or US', EXIT.ENV);
       throw toCliError(error);
     }
   }
@@ -177,6 +204,11 @@ export class CommandContext {
     }
     parts.push(rest);
     return parts.join(' ');
+  }
+
+  /** Whether colours may be used: not with `--no-color`, nor with `NO_COLOR` set to a non-empty value (no-color.org). */
+  color(cmd: Command): boolean {
+    return this.globals(cmd).color !== false && !this.io.env['NO_COLOR'];
   }
 
   /** `--limit` as a positive integer (default `dflt`); a bad value is a usage error. */

@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import type { ErrorEvent } from '../protocol/error-event.js';
-import { formatUtc } from '../triage/index.js';
+import { formatClient, formatUtc, type ClientLabels } from '../triage/index.js';
 
 /** Lays out rows as columns separated by two spaces, widths in display cells. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -24,21 +24,21 @@ export function shellWord(value: string): string {
 /** `true` / `false` / `?` for a retryable value. */
 export const retryableText = (r: boolean | null): string => (r === null ? '?' : String(r));
 
-/** Short form of a pseudonym for tables (first 10 characters). */
-export const shortPseudonym = (p: string | null): string => (p === null || p === '' ? '-' : p.length > 10 ? `${p.slice(0, 10)}…` : p);
+/** A client as every view shows it: label name and the first 8 characters of the pseudonym (src/triage/clients.ts). */
+export const clientText = (p: string | null, labels?: ClientLabels): string => formatClient(p, labels);
 
 /** Columns of the error list (search, trace, related rows). */
 export const ERROR_HEADERS = ['TIME (UTC)', 'CODE', 'RETRYABLE', 'SKILL', 'PROTOCOL', 'CLIENT', 'ATTEMPT', 'FLAGS', 'ERROR_ID'] as const;
 
-/** One error as a table row. */
-export function errorCells(e: ErrorEvent): string[] {
+/** One error as a table row; clients shown with their labels when `labels` is given. */
+export function errorCells(e: ErrorEvent, labels?: ClientLabels): string[] {
   return [
     formatUtc(e.occurred_at),
     e.code,
     retryableText(e.retryable),
     e.skill ?? '-',
     e.protocol,
-    shortPseudonym(e.client),
+    clientText(e.client, labels),
     String(e.attempt),
     e.retry_flags.length ? e.retry_flags.join(',') : '-',
     e.error_id,
@@ -46,8 +46,8 @@ export function errorCells(e: ErrorEvent): string[] {
 }
 
 /** A list of errors as a table. */
-export function errorTable(rows: readonly ErrorEvent[]): string {
-  return table(ERROR_HEADERS, rows.map(errorCells));
+export function errorTable(rows: readonly ErrorEvent[], labels?: ClientLabels): string {
+  return table(ERROR_HEADERS, rows.map((r) => errorCells(r, labels)));
 }
 
 /** A fraction as a percentage with one decimal (`12.5 %`), `n/a` for null. */
@@ -62,4 +62,16 @@ export function fixedRow(cells: readonly string[]): string {
     .map((c, i) => (i < FIXED_WIDTHS.length ? c + ' '.repeat(Math.max(0, (FIXED_WIDTHS[i] ?? 0) - stringWidth(c))) : c))
     .join('  ')
     .trimEnd();
+}
+
+const SPARK = '▁▂▃▄▅▆▇█';
+
+/** A one-line sparkline of a series (storms and issues tables): peaks of `ceil(n / width)` values per cell. */
+export function sparkline(values: readonly number[], width = 16): string {
+  if (values.length === 0) return '';
+  const step = Math.max(1, Math.ceil(values.length / width));
+  const buckets: number[] = [];
+  for (let i = 0; i < values.length; i += step) buckets.push(Math.max(...values.slice(i, i + step)));
+  const max = Math.max(...buckets);
+  return buckets.map((v) => (max === 0 ? SPARK[0] : SPARK[Math.min(SPARK.length - 1, Math.floor((v / max) * (SPARK.length - 1)))])).join('');
 }

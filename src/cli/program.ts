@@ -17,6 +17,10 @@ export const HELP_FOOTER = `
 Environment:
   AAP_TRIAGE_DB    database path when --db is not given (default ./aap-triage.db)
   AAP_TRIAGE_KEY   pseudonymisation secret (else the key file <db>.key)
+  AAP_TRIAGE_PHONE_REGION  region national phone numbers are read in (default US);
+                   the instrumented servers and the CLI must agree on it
+  AAP_TRIAGE_TRACE_URL     trace link template with {trace_id} (drafts, the TUI)
+  NO_COLOR         when set and not empty, no colours (as --no-color)
 
 Exit codes:
   0  ok (search, stats and storms exit 0 even when nothing matches)
@@ -43,7 +47,10 @@ export function buildProgram(ctx: CommandContext, modules: readonly CommandModul
     .option('--until <time>', 'end of the window (default now)')
     .option('--limit <n>', 'most rows to print')
     .option('--key-file <path>', 'pseudonymisation key file (default <db>.key; AAP_TRIAGE_KEY wins)')
+    .option('--no-color', 'no colours in the terminal UI (also when NO_COLOR is set)')
     .usage('[options] [command]')
+    // Each subcommand's --help lists these global options too (they go before or after the command).
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', HELP_FOOTER)
     .showSuggestionAfterError(true)
     // An action handler turns commander's implicit `help` command off; keep `aap-triage help <command>`.

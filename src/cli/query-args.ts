@@ -3,12 +3,14 @@ import { parseQuery, QuerySyntaxError, type Query, type QueryPseudonymizer } fro
 import { CliError, EXIT, type CommandContext } from './context.js';
 
 /**
- * Parses the words of a command line as one query. A word the shell kept whole although it
- * holds spaces (`"skill:lead submit"`) is re-quoted. A bad query is a usage error naming the token.
+ * Parses the words of a command line as one query: the words joined by spaces, so
+ * `search 'code:RATE_LIMITED protocol:dmc12'` (one quoted argument) means exactly what the same
+ * words unquoted mean (issue #17), as in the TUI's filter. A value with a space inside needs
+ * double quotes the shell passes on (`'skill:"lead submit"'`). A bad query is a usage error
+ * naming the token.
  */
 export function queryFromWords(words: readonly string[]): Query {
-  const text = words.map((w) => (/\s/.test(w) && !w.includes('"') ? `"${w}"` : w)).join(' ');
-  return parseQueryOrExit(text);
+  return parseQueryOrExit(words.join(' '));
 }
 
 /** `parseQuery` with a `QuerySyntaxError` turned into an exit-2 `CliError`. */

@@ -25,6 +25,8 @@ export interface DealerAgentErrorInit {
   skill: string | null;
   /** Attempt number the call was sent as, or null outside `withRetries`. */
   attempt: number | null;
+  /** The wait the HTTP `Retry-After` header asked for, ms (retry-after.ts); null or absent when none. */
+  retryAfterHeaderMs?: number | null;
 }
 
 /**
@@ -53,7 +55,11 @@ export class DealerAgentError extends Error {
   readonly traceId: string | null;
   /** DMC-12 `_metadata.trace_id` (`trc_…`) as sent; null when none. */
   readonly upstreamTraceId: string | null;
-  /** Server-requested wait, milliseconds (`retry_after_ms`, or `retry_after_seconds` × 1000); null when none. */
+  /**
+   * Server-requested wait, milliseconds: the longest of the payload's `retry_after_ms` (or
+   * `retry_after_seconds` × 1000) and the HTTP `Retry-After` header (seconds or a date); null when
+   * none. `withRetries` never waits less.
+   */
   readonly retryAfterMs: number | null;
   /** Validation problems: JSON pointer (as the dealer sent it) + JSON Schema keyword. */
   readonly violations: readonly Violation[];
@@ -93,7 +99,8 @@ export class DealerAgentError extends Error {
     this.errorId = p.errorId;
     this.traceId = traceId;
     this.upstreamTraceId = p.upstreamTraceId;
-    this.retryAfterMs = p.retryAfterMs;
+    const header = init.retryAfterHeaderMs ?? null;
+    this.retryAfterMs = p.retryAfterMs === null ? header : header === null ? p.retryAfterMs : Math.max(p.retryAfterMs, header);
     this.violations = p.violations.map((v) => ({ location: v.location, keyword: v.keyword }));
     this.envelope = init.envelope;
     this.httpStatus = init.httpStatus;

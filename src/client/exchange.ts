@@ -10,6 +10,7 @@ import type { CallScope } from './call-scope.js';
 import { DealerAgentError } from './dealer-error.js';
 import { isParseFailure, matchBatch, parseResponse, readJsonBody } from '../protocol/index.js';
 import type { CallOutcome, RequestCall } from '../protocol/index.js';
+import { retryAfterOfHeaders } from './retry-after.js';
 import { endCall } from './telemetry.js';
 import type { ClientTelemetry } from './telemetry.js';
 import type { AapFetchOptions } from './types.js';
@@ -125,12 +126,15 @@ export function errorsFromValue(
   endOnSuccess: boolean,
 ): DealerAgentError[] {
   const w3cTraceId = traceIdFromTraceresponse(response.headers.get(HEADER_TRACERESPONSE));
+  // Read only when an error needs it: a success pays nothing for Retry-After.
+  let retryAfterHeaderMs: number | null | undefined;
   const errors: DealerAgentError[] = [];
   for (const { open, call: paired, outcome } of pairReplies(exchange, value)) {
     // A reply no call claimed still belongs to the request when it held a single call.
     const call = paired ?? (exchange.calls.length === 1 ? (exchange.calls[0]?.call ?? null) : null);
     let error: DealerAgentError | null = null;
     if (!outcome.ok && outcome.error) {
+      retryAfterHeaderMs ??= retryAfterOfHeaders(response.headers, Date.now());
       error = new DealerAgentError({
         parsed: outcome.error,
         envelope: rawReply(value, outcome.id),
@@ -140,6 +144,7 @@ export function errorsFromValue(
         rpcMethod: call?.method ?? null,
         skill: call?.skill ?? null,
         attempt: exchange.attempt,
+        retryAfterHeaderMs,
       });
       errors.push(error);
     }

@@ -4,25 +4,9 @@
  */
 import { closeRemaining, errorsFromValue, record } from './exchange.js';
 import type { Exchange } from './exchange.js';
-import { isParseFailure, readJsonBody } from '../protocol/index.js';
+import { SseReader, isParseFailure, readJsonBody } from '../protocol/index.js';
 import type { ClientTelemetry } from './telemetry.js';
 import type { AapFetchOptions } from './types.js';
-
-/** Splits SSE text into complete event blocks; returns the blocks and the unfinished rest. */
-function takeEvents(buffer: string): { events: string[]; rest: string } {
-  const parts = buffer.split(/\r?\n\r?\n/);
-  const rest = parts.pop() ?? '';
-  return { events: parts, rest };
-}
-
-/** The `data:` payload of one SSE event block (several `data:` lines join with newlines). */
-function eventData(block: string): string {
-  return block
-    .split(/\r?\n/)
-    .filter((l) => l.startsWith('data:'))
-    .map((l) => l.slice(5).replace(/^ /, ''))
-    .join('\n');
-}
 
 /**
  * SSE: each event is one JSON-RPC response. The body is passed through, chunk by chunk, as the
@@ -46,26 +30,26 @@ export function inspectStream(
     return response;
   }
   const reader = source.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   let seen = 0;
   let finished = false;
   // The Response handed back, which the errors are registered under (set once it exists).
   const returned: { response?: Response } = {};
-  const handle = (block: string): void => {
-    const data = eventData(block);
+  const events = new SseReader(({ data }) => {
     const out = returned.response;
-    if (data.length === 0 || out === undefined) return;
+    if (out === undefined) return;
     const read = readJsonBody(data, { maxBytes: maxBodyBytes });
     if (isParseFailure(read)) return;
     const errs = errorsFromValue(read.value, out, exchange, telemetry, false);
     if (errs.length > 0) record(errs, out, exchange, options);
-  };
+  }, maxBodyBytes);
   const finish = (): void => {
     if (finished) return;
     finished = true;
-    if (buffer.trim().length > 0) handle(buffer);
-    buffer = '';
+    try {
+      events.end();
+    } catch {
+      // Inspection must never break the caller's stream.
+    }
     closeRemaining(exchange, telemetry, response, true);
   };
   const inspect = (chunk: Uint8Array): void => {
@@ -73,9 +57,7 @@ export function inspectStream(
     if (finished || seen > maxBodyBytes * 16) return;
     seen += chunk.byteLength;
     try {
-      const { events, rest } = takeEvents(buffer + decoder.decode(chunk, { stream: true }));
-      buffer = rest.length > maxBodyBytes ? '' : rest;
-      for (const e of events) handle(e);
+      events.push(chunk);
     } catch {
       // Inspection must never break the caller's stream.
     }

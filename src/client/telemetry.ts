@@ -6,7 +6,8 @@
  */
 import { INVALID_SPAN_CONTEXT, metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Attributes, Counter, Histogram, Span, Tracer } from '@opentelemetry/api';
-import { pino } from 'pino';
+import { createRequire } from 'node:module';
+import type * as PinoModule from 'pino';
 import type { Logger } from 'pino';
 import {
   allowListedSkill,
@@ -64,8 +65,12 @@ function knownSkillsOption(value: unknown): ReadonlySet<string> {
 let defaultLogger: Logger | undefined;
 
 function getDefaultLogger(): Logger {
-  // One stderr logger per process: a library must not write to the host's stdout.
-  defaultLogger ??= pino({ name: CLIENT_INSTRUMENTATION_SCOPE, level: 'warn' }, pino.destination(2));
+  // One stderr logger per process: a library must not write to the host's stdout. pino is
+  // loaded here, not at import (issue 13); it is CommonJS, so `require` is synchronous.
+  if (!defaultLogger) {
+    const { pino } = createRequire(import.meta.url)('pino') as typeof PinoModule;
+    defaultLogger = pino({ name: CLIENT_INSTRUMENTATION_SCOPE, level: 'warn' }, pino.destination(2));
+  }
   return defaultLogger;
 }
 

@@ -9,7 +9,7 @@ import { openStoreReader } from '../triage/store.js';
 import { codeInfoFor, computeStats, draftIncident, findStorms, shortClient, type IncidentDraft, type StormEpisode, type TimeWindow } from '../triage/index.js';
 import type { Persona } from './buyers/personas.js';
 import { buyerNamesByClient } from './buyer-names.js';
-import { DEMO_DEFAULTS } from './constants.js';
+import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from './constants.js';
 import type { BuyerReport } from './simulator.js';
 
 /** One storm and the buyer behind its client pseudonym (when the demo knows it). */
@@ -20,7 +20,7 @@ export interface DemoStorm {
 
 /** The demo's findings. */
 export interface DemoAnalysis {
-  /** Error rows per protocol and code, most frequent first (`computeStats(…).byCode`). */
+  /** Error rows per protocol and code, most frequent first (`(await computeStats(…)).byCode`). */
   codes: Array<{ protocol: string; code: string; count: number }>;
   /** Error rows in the window. */
   errors: number;
@@ -41,7 +41,7 @@ export async function analyseDemo(dbPath: string, roster: readonly Persona[], wi
     const storms = (await findStorms(db, window)).map((episode) => ({ episode, buyer: names.get(episode.client) }));
     const healthyFlagged = [...new Map(storms.filter((s) => s.buyer?.kind === 'healthy').map((s) => [s.buyer?.name, s.buyer as Persona])).values()];
     const worstStorm = [...storms].sort((a, b) => b.episode.retries - a.episode.retries)[0];
-    const draft = worstStorm ? await draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }) : undefined;
+    const draft = worstStorm ? await draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }, { extensionUri: AAP_EXTENSION_URI }) : undefined;
     return {
       codes,
       errors: stats.errors,

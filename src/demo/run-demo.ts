@@ -5,7 +5,8 @@
  * database; the buyer simulator against them; then shutdown (flush) and analysis with the
  * triage functions the CLI and TUI use.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { isPostgresUrl, loadPseudonymizer, resolveDbPath, storeLabel, truncatePostgresStore } from '../audit/index.js';
 import { createTriage } from '../instrument/index.js';
@@ -56,7 +57,16 @@ export interface DemoTraffic {
 export async function removeOldDatabase(dbPath: string): Promise<boolean> {
   // A PostgreSQL demo store keeps its tables; only its rows go.
   if (isPostgresUrl(dbPath)) return truncatePostgresStore(dbPath);
-  const files = [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, `${dbPath}.health.json`];
+  // Health files are one per writing service and process: `<db>.health.<service>.<pid>.json`.
+  let health: string[] = [];
+  try {
+    health = readdirSync(dirname(dbPath))
+      .filter((f) => f.startsWith(`${basename(dbPath)}.health.`) && f.endsWith('.json'))
+      .map((f) => join(dirname(dbPath), f));
+  } catch {
+    // no folder yet: nothing to remove
+  }
+  const files = [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, ...health];
   const existed = existsSync(dbPath);
   for (const f of files) rmSync(f, { force: true });
   return existed;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import MailComposer from 'nodemailer/lib/mail-composer';
 
 /** Headers of an incident .eml. */
 export interface EmlOptions {
@@ -23,6 +22,9 @@ export interface EmlOptions {
 export async function buildIncidentEml(draft: { subject: string; text: string }, options: EmlOptions): Promise<Buffer> {
   const domain = /@([^>\s]+)>?\s*$/.exec(options.from)?.[1] ?? 'aap-triage.invalid';
   const body = draft.text.startsWith('Subject: ') ? draft.text.slice(draft.text.indexOf('\n\n') + 2) : draft.text;
+  // Loaded on first use: `aap-triage/client` imports this module, and a buyer that never writes
+  // an .eml should not load nodemailer (issue 13).
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
   const composer = new MailComposer({
     from: options.from,
     to: options.to,

@@ -7,3 +7,5 @@ export { renderDocumentText } from './document.js';
 export type { Block, IncidentDocument, Section, TableColumn } from './document.js';
 export { buildIncidentEml } from './eml.js';
 export type { EmlOptions } from './eml.js';
+export { AddressError, formatMailbox, parseOneAddress } from './address.js';
+export type { Mailbox } from './address.js';

@@ -128,12 +128,14 @@ export function runWithErrors<T>(store: ExchangeErrors, fn: () => T): T {
 
 /**
  * The AapError behind a wire message, if any: first an instance recorded for this exchange whose
- * Error message is exactly `message`, else what the message text itself carries.
+ * Error message is `message` (alone, or followed by a stack trace), else what the message text
+ * itself carries.
  */
 export function correlate(store: ExchangeErrors | null, message: string): AapErrorLike | undefined {
   if (store) {
     for (const err of store.errors) {
-      if (err instanceof Error && err.message === message) {
+      // Exactly its message, or its message with the stack appended (a host that sends `err.stack`).
+      if (err instanceof Error && (err.message === message || message.startsWith(`${err.message}\n`) || message === err.stack)) {
         const like = asAapError(err);
         if (like) return like;
       }

@@ -15,14 +15,22 @@ export interface CallReport {
   flags: RetryFlag[];
   /** Server-side duration, seconds. */
   durationS: number;
-  /** Bounded `error.type` for telemetry (the code, or `_OTHER` for a code no table knows). */
+  /**
+   * `error.type` by the semconv RPC rule (telemetry-codes.ts): the JSON-RPC status code when an
+   * error member was returned, else the domain code; `_OTHER` for a code no table knows.
+   */
   errorType: string | null;
+  /** `rpc.status_code`: the error member's JSON-RPC code (bounded), or null. */
+  statusCode: string | null;
+  /** `aap.error.code`: the AAP / DMC-12 / A2A code (bounded), or null on success. */
+  errorCode: string | null;
   /** The audit record, when the call was answered with an error. */
   error: ErrorEvent | null;
 }
 
 import type { IncomingMessage } from 'node:http';
 import type { Tracer } from '@opentelemetry/api';
+import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import type { Logger } from 'pino';
 import type { AuditSink } from '../audit/sink.js';
 import type { Instruments } from './metrics.js';
@@ -30,13 +38,21 @@ import type { RetryTracker } from './retry-tracker.js';
 import type { SafeCaller } from './safe-call.js';
 import type { TrafficCounter } from './traffic.js';
 import type { Pseudonymizer } from '../audit/pseudonym.js';
-import type { AapForm } from './types.js';
+import type { EndpointForms } from './endpoint-forms.js';
+import type { ErrorIdMemory } from './error-id-memory.js';
 
-/** The state one `createTriage` call shares with every exchange it observes. */
+/**
+ * The state one core (core.ts: a `createTriage` call or an `AapTriageInstrumentation`) shares
+ * with every exchange it observes. `tracer`, `instruments` and `otelLogger` are replaced when a
+ * provider is set after construction.
+ */
 export interface TriageCore {
   service: string;
   tracer: Tracer;
   instruments: Instruments | null;
+  /** OpenTelemetry logger of the `aap.error` records (the API's proxy until a provider is set). */
+  otelLogger: OtelLogger;
+  /** pino logger of the per-error line and the instrumentation's own warnings, or null. */
   logger: Logger | null;
   safe: SafeCaller;
   sink: AuditSink | null;
@@ -52,7 +68,10 @@ export interface TriageCore {
   traffic: TrafficCounter;
   knownMethods: ReadonlySet<string>;
   knownSkills: ReadonlySet<string>;
-  aapForm: AapForm;
+  /** Recent wire error_ids, to keep a row for each error of a dealer that reuses one. */
+  errorIds: ErrorIdMemory;
+  /** The AAP error form of each endpoint (option, agent card). */
+  forms: EndpointForms;
   maxBodyBytes: number;
   credential: (req: IncomingMessage) => string | null | undefined;
   requiredExtensionUri: string | null;

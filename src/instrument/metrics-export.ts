@@ -7,39 +7,37 @@
  * the same way:
  *
  * - `prometheus`: `PrometheusExporter`, serving `/metrics` on `OTEL_EXPORTER_PROMETHEUS_HOST`
- *   (default all interfaces) and `OTEL_EXPORTER_PROMETHEUS_PORT` (default 9464).
+ *   (default 127.0.0.1, not every interface: issue 13) and `OTEL_EXPORTER_PROMETHEUS_PORT`
+ *   (default 9464).
  * - `otlp`: the OTLP metric exporter of `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL` /
  *   `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf` default, `http/json`, `grpc`), endpoint and
  *   headers from the `OTEL_EXPORTER_OTLP_*` variables, pushed every `OTEL_METRIC_EXPORT_INTERVAL`
  *   ms (default 60 000) with `OTEL_METRIC_EXPORT_TIMEOUT` ms (default 30 000).
  * - `console`: the SDK's console exporter.
  *
- * One deliberate difference from the SDK: when `OTEL_METRICS_EXPORTER` is unset, nothing is
- * started (the SDK would default to OTLP to localhost:4318). A library that opens a network
- * exporter the operator never asked for would surprise them.
+ * Deliberate differences from the SDK: when `OTEL_METRICS_EXPORTER` is unset, nothing is
+ * started (the SDK would default to OTLP to localhost:4318) — a library that opens a network
+ * exporter the operator never asked for would surprise them; the Prometheus endpoint binds
+ * 127.0.0.1 unless `OTEL_EXPORTER_PROMETHEUS_HOST` says otherwise; and the resource has no
+ * process attributes (command line, executable path, owner), so `target_info` carries no
+ * secret passed on a command line.
  */
+import { createRequire } from 'node:module';
 import { createNoopMeter, diag, metrics } from '@opentelemetry/api';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  hostDetector,
-  processDetector,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
-import {
-  ConsoleMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-  type IMetricReader,
-} from '@opentelemetry/sdk-metrics';
-// The Node SDK's env factories are not re-exported from its index; importing them keeps the
-// protocol/interval/timeout rules identical to `aap-triage/register` instead of copying them.
-import {
-  getOtlpMetricExporterFromEnv,
-  getPeriodicExportingMetricReaderFromEnv,
-} from '@opentelemetry/sdk-node/build/src/utils.js';
+import type * as PrometheusModule from '@opentelemetry/exporter-prometheus';
+import type * as OtlpGrpcModule from '@opentelemetry/exporter-metrics-otlp-grpc';
+import type * as OtlpHttpModule from '@opentelemetry/exporter-metrics-otlp-http';
+import type * as OtlpProtoModule from '@opentelemetry/exporter-metrics-otlp-proto';
+import type * as ResourcesModule from '@opentelemetry/resources';
+import type * as SdkMetricsModule from '@opentelemetry/sdk-metrics';
+import type { IMetricReader, MeterProvider, PushMetricExporter } from '@opentelemetry/sdk-metrics';
+
+import { hostResourceAttributes } from './host-resource.js';
+
+// The SDK packages are loaded on demand, only when OTEL_METRICS_EXPORTER asks for an export: a
+// library entry point loads no SDK or exporter module (issue 13). They are CommonJS packages,
+// so `require` loads them synchronously and `createTriage` stays synchronous.
+const load = createRequire(import.meta.url);
 
 /** Exporter names of `OTEL_METRICS_EXPORTER` that this module starts. */
 export const SUPPORTED_METRICS_EXPORTERS = ['prometheus', 'otlp', 'console'] as const;
@@ -81,21 +79,58 @@ export function metricsExportersFromEnv(env: NodeJS.ProcessEnv = process.env): M
   return out;
 }
 
+/** True when `OTEL_METRICS_EXPORTER` names an exporter and the SDK is not disabled (no module loaded). */
+export function wantsMetricsExport(env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const v = (env.OTEL_METRICS_EXPORTER ?? '').trim().toLowerCase();
+  return v !== '' && v !== 'none';
+}
+
 /** True when some meter provider other than the API's no-op one is registered globally. */
 export function hasGlobalMeterProvider(): boolean {
   return metrics.getMeterProvider().getMeter('aap-triage') !== createNoopMeter();
 }
 
-function readerFor(name: MetricsExporterName): IMetricReader {
+/** A positive integer from the environment, else `fallback` (ms). */
+function envMs(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/**
+ * The OTLP metric exporter of `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`
+ * (`http/protobuf` default, `http/json`, `grpc`). Each exporter reads its endpoint, headers,
+ * temporality and timeout from the `OTEL_EXPORTER_OTLP_*` variables itself.
+ */
+function otlpExporter(): PushMetricExporter {
+  const protocol = (process.env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+  switch (protocol) {
+    case 'grpc':
+      return new (load('@opentelemetry/exporter-metrics-otlp-grpc') as typeof OtlpGrpcModule).OTLPMetricExporter();
+    case 'http/json':
+      return new (load('@opentelemetry/exporter-metrics-otlp-http') as typeof OtlpHttpModule).OTLPMetricExporter();
+    default:
+      if (protocol !== 'http/protobuf') diag.warn(`aap-triage: unsupported OTLP metrics protocol "${protocol}", using http/protobuf`);
+      return new (load('@opentelemetry/exporter-metrics-otlp-proto') as typeof OtlpProtoModule).OTLPMetricExporter();
+  }
+}
+
+function readerFor(name: MetricsExporterName, sdk: typeof SdkMetricsModule): IMetricReader {
   switch (name) {
-    case 'prometheus':
-      // Reads OTEL_EXPORTER_PROMETHEUS_HOST / _PORT itself; a bind error is reported through
-      // diag by the exporter, never thrown.
-      return new PrometheusExporter();
+    case 'prometheus': {
+      const { PrometheusExporter } = load('@opentelemetry/exporter-prometheus') as typeof PrometheusModule;
+      // Loopback unless configured: a scrape endpoint on every interface publishes the metrics
+      // to the network. A bind error is reported through diag by the exporter, never thrown.
+      return new PrometheusExporter({ host: process.env.OTEL_EXPORTER_PROMETHEUS_HOST?.trim() || '127.0.0.1' });
+    }
     case 'otlp':
-      return getPeriodicExportingMetricReaderFromEnv(getOtlpMetricExporterFromEnv());
+      return new sdk.PeriodicExportingMetricReader({
+        exporter: otlpExporter(),
+        exportIntervalMillis: envMs('OTEL_METRIC_EXPORT_INTERVAL', 60_000),
+        exportTimeoutMillis: envMs('OTEL_METRIC_EXPORT_TIMEOUT', 30_000),
+      });
     case 'console':
-      return new PeriodicExportingMetricReader({ exporter: new ConsoleMetricExporter() });
+      return new sdk.PeriodicExportingMetricReader({ exporter: new sdk.ConsoleMetricExporter() });
   }
 }
 
@@ -117,11 +152,14 @@ export function startMetricsExportFromEnv(options: { serviceName?: string } = {}
     const exporters = metricsExportersFromEnv(process.env);
     if (exporters.length === 0 || hasGlobalMeterProvider()) return null;
 
-    let resource = defaultResource();
+    const sdk = load('@opentelemetry/sdk-metrics') as typeof SdkMetricsModule;
+    const { defaultResource, detectResources, envDetector, resourceFromAttributes } = load('@opentelemetry/resources') as typeof ResourcesModule;
+    // No process detector: its command line, executable path and owner would reach every scraper.
+    let resource = defaultResource().merge(resourceFromAttributes(hostResourceAttributes()));
     if (options.serviceName) resource = resource.merge(resourceFromAttributes({ 'service.name': options.serviceName }));
-    resource = resource.merge(detectResources({ detectors: [envDetector, processDetector, hostDetector] }));
+    resource = resource.merge(detectResources({ detectors: [envDetector] }));
 
-    const meterProvider = new MeterProvider({ resource, readers: exporters.map(readerFor) });
+    const meterProvider = new sdk.MeterProvider({ resource, readers: exporters.map((n) => readerFor(n, sdk)) });
     if (!metrics.setGlobalMeterProvider(meterProvider)) {
       void meterProvider.shutdown().catch(() => undefined);
       return null;

@@ -4,7 +4,7 @@
  * (METRIC_ATTRIBUTES). Never an id, client, message or VIN as a label.
  */
 import { ValueType } from '@opentelemetry/api';
-import type { Attributes, Counter, Histogram, Meter, ObservableResult } from '@opentelemetry/api';
+import type { Attributes, BatchObservableResult, Counter, Histogram, Meter } from '@opentelemetry/api';
 import type { AuditHealth } from '../audit/sink.js';
 import {
   ATTR_AAP_AUDIT_OUTCOME,
@@ -16,6 +16,7 @@ import {
   ATTR_AAP_SKILL,
   ATTR_ERROR_TYPE,
   ATTR_RPC_METHOD,
+  ATTR_RPC_STATUS_CODE,
   ATTR_RPC_SYSTEM_NAME,
   METRICS,
   RETRY_FLAG_NONE,
@@ -31,11 +32,48 @@ export interface Instruments {
   conformance: Counter;
 }
 
+/** The instruments of one meter and the audit-health sources its observable callbacks sum. */
+interface MeterInstruments {
+  instruments: Instruments;
+  sources: Set<() => AuditHealth | null>;
+}
+
 /**
- * Creates every instrument on `meter`. `health` feeds the observable audit instruments
- * (`aap.audit.records` by outcome, `aap.audit.queue.size`); it must not throw.
+ * One set of instruments per meter (issue 16): several `createTriage` instances or
+ * instrumentations in one process share them, so their counts add up, and the observable audit
+ * instruments report the sum over every registered sink instead of one callback's value
+ * overwriting another's.
  */
-export function createInstruments(meter: Meter, health: () => AuditHealth | null): Instruments {
+const byMeter = new WeakMap<Meter, MeterInstruments>();
+
+/** A registration made by {@link createInstruments}; `release()` stops its sink being summed. */
+export interface InstrumentsHandle {
+  instruments: Instruments;
+  release(): void;
+}
+
+function sumHealth(sources: Set<() => AuditHealth | null>): AuditHealth | null {
+  let sum: AuditHealth | null = null;
+  for (const health of sources) {
+    let h: AuditHealth | null = null;
+    try {
+      h = health();
+    } catch {
+      // A sink whose health throws is left out of this collection; the rest still report.
+    }
+    if (!h) continue;
+    if (!sum) sum = { ...h };
+    else {
+      sum.written += h.written;
+      sum.dropped += h.dropped;
+      sum.failed += h.failed;
+      sum.queueSize += h.queueSize;
+    }
+  }
+  return sum;
+}
+
+function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instruments {
   const m = METRICS;
   const instruments: Instruments = {
     callDuration: meter.createHistogram(m.callDuration.name, {
@@ -63,23 +101,43 @@ export function createInstruments(meter: Meter, health: () => AuditHealth | null
     description: m.auditRecords.description,
     valueType: ValueType.INT,
   });
-  records.addCallback((result: ObservableResult) => {
-    const h = health();
-    if (!h) return;
-    result.observe(h.written, { [ATTR_AAP_AUDIT_OUTCOME]: 'written' });
-    result.observe(h.dropped, { [ATTR_AAP_AUDIT_OUTCOME]: 'dropped' });
-    result.observe(h.failed, { [ATTR_AAP_AUDIT_OUTCOME]: 'failed' });
-  });
-  const queue = meter.createObservableGauge(m.auditQueue.name, {
+  // The queue rises and falls, so it is an up-down counter (semconv: a "size" that is additive).
+  const queue = meter.createObservableUpDownCounter(m.auditQueue.name, {
     unit: m.auditQueue.unit,
     description: m.auditQueue.description,
     valueType: ValueType.INT,
   });
-  queue.addCallback((result: ObservableResult) => {
-    const h = health();
-    if (h) result.observe(h.queueSize);
-  });
+  meter.addBatchObservableCallback(
+    (result: BatchObservableResult) => {
+      const h = sumHealth(sources);
+      if (!h) return;
+      result.observe(records, h.written, { [ATTR_AAP_AUDIT_OUTCOME]: 'written' });
+      result.observe(records, h.dropped, { [ATTR_AAP_AUDIT_OUTCOME]: 'dropped' });
+      result.observe(records, h.failed, { [ATTR_AAP_AUDIT_OUTCOME]: 'failed' });
+      result.observe(queue, h.queueSize);
+    },
+    [records, queue],
+  );
   return instruments;
+}
+
+/**
+ * The instruments of `meter`, created on first use (unit, description, buckets from METRICS),
+ * and registers `health` as one more source of the observable audit instruments
+ * (`aap.audit.records` by outcome, `aap.audit.queue.size`), summed over every source.
+ */
+export function createInstruments(meter: Meter, health: () => AuditHealth | null): InstrumentsHandle {
+  let entry = byMeter.get(meter);
+  if (!entry) {
+    const sources = new Set<() => AuditHealth | null>();
+    entry = { instruments: build(meter, sources), sources };
+    byMeter.set(meter, entry);
+  }
+  // A fresh function per registration, so the same health function registered twice counts twice.
+  const source = (): AuditHealth | null => health();
+  entry.sources.add(source);
+  const sources = entry.sources;
+  return { instruments: entry.instruments, release: () => void sources.delete(source) };
 }
 
 /**
@@ -118,16 +176,17 @@ function ruleLabels(protocol: string, rule: string): Attributes {
 }
 
 function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
-  const key = `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.errorType ?? ''}\u0000${String(retryable)}`;
+  const key = `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${r.errorCode ?? ''}\u0000${String(retryable)}`;
   let hit = labelCache.get(key);
   if (hit) return hit;
   const base: Attributes = { [ATTR_RPC_METHOD]: r.method, [ATTR_AAP_PROTOCOL]: r.protocol };
   if (r.skill !== null) base[ATTR_AAP_SKILL] = r.skill;
   const duration: Attributes = { ...base, [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_JSONRPC };
   if (r.errorType !== null) duration[ATTR_ERROR_TYPE] = r.errorType;
+  if (r.statusCode !== null) duration[ATTR_RPC_STATUS_CODE] = r.statusCode;
   let error: Attributes | null = null;
   if (r.errorType !== null) {
-    error = { ...base, [ATTR_ERROR_TYPE]: r.errorType, [ATTR_AAP_ERROR_CODE]: r.errorType };
+    error = { ...base, [ATTR_ERROR_TYPE]: r.errorType, [ATTR_AAP_ERROR_CODE]: r.errorCode ?? r.errorType };
     if (retryable !== null) error[ATTR_AAP_ERROR_RETRYABLE] = retryable;
   }
   hit = { base, duration, error, retry: new Map() };

@@ -17,17 +17,21 @@ import type { ExchangeErrors } from './aap-error-hook.js';
 import { HEADER_ATTEMPT, HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from './attributes.js';
 import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
+import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
-import { classifyCall, isParseFailure, readJsonBody } from '../protocol/index.js';
+import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
 import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { ResponseTapHandlers } from './response-tap.js';
+import { isAgentCardPath } from './endpoint-forms.js';
+import { ERROR_ID_REUSED } from './error-id-memory.js';
+import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
 import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
-import { SseReader } from './sse.js';
+import { SseReader } from '../protocol/index.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -56,19 +60,14 @@ const FORM_VERSION: Readonly<Record<WireForm, string>> = {
 
 /**
  * Whether a response body can hold an error: an `"error…` member (JSON-RPC `error`, DMC-12
- * `error` / `error_code`) or a failed task state. False means every call in it succeeded.
+ * `error` / `error_code`) or a failed or rejected task state. False means every call in it succeeded.
  */
-const NEEDLES = ['"error', 'FAILED', '"failed"'] as const;
+const NEEDLES: readonly string[] = ['"error', ...[...TASK_FAILURE_STATES.keys()].map((state) => `"${state}"`)];
 const NEEDLE_BUFFERS = NEEDLES.map((n) => Buffer.from(n));
 function mayHoldError(body: Buffer | string): boolean {
   if (typeof body === 'string') return NEEDLES.some((n) => body.includes(n));
   for (const n of NEEDLE_BUFFERS) if (body.indexOf(n) !== -1) return true;
   return false;
-}
-
-/** A code safe to use as a bounded telemetry value; anything else is `_OTHER`. */
-function boundedCode(code: string): string {
-  return /^-?[A-Za-z0-9_.]{1,64}$/.test(code) ? code : RPC_METHOD_OTHER;
 }
 
 /** Attempt number from the client's `aap-attempt` header (1…100), or null. */
@@ -98,6 +97,20 @@ function ownString(o: Obj | null, k: string): string | null {
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
 }
 
+/** The request's path without the query; Express's `originalUrl` (a router strips its mount path from `url`). */
+function requestPath(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: unknown }).originalUrl;
+  const raw = typeof url === 'string' ? url : (req.url ?? '/');
+  const q = raw.indexOf('?');
+  return q === -1 ? raw : raw.slice(0, q);
+}
+
+/** Reads the agent card the host served into the endpoint forms. Never throws. */
+function learnCard(core: TriageCore, body: Buffer): void {
+  const read = readJsonBody(body, { maxBytes: core.maxBodyBytes });
+  if (!isParseFailure(read)) core.forms.learnCard(read.value);
+}
+
 function onResponseClose(this: ServerResponse): void {
   const h = tapHandlers(this);
   if (h instanceof Exchange) h.closed();
@@ -117,7 +130,7 @@ export class Exchange implements ResponseTapHandlers {
   private parentSpan: Span | null = null;
 
   constructor(
-    private readonly core: TriageCore,
+    readonly core: TriageCore,
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly errors: ExchangeErrors | null,
@@ -249,6 +262,11 @@ export class Exchange implements ResponseTapHandlers {
 
   private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
     if (!body || body.length === 0) return null;
+    if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
+      // The host's own agent card says which AAP version (error form) its endpoints serve.
+      learnCard(this.core, body);
+      return null;
+    }
     // Fast path: a body with no error member and no failed task is all successes; the calls
     // without an outcome are reported as such, and nothing needs parsing or completing.
     if (!mayHoldError(body)) return null;
@@ -258,13 +276,15 @@ export class Exchange implements ResponseTapHandlers {
     const items = Array.isArray(value) ? value : [value];
     let changed = false;
     const now = new Date();
+    const endpoint = this.core.forms.formFor(requestPath(this.req));
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
       const r = rewriteItem(item, this.callFor(id), {
         store: this.errors,
-        aapForm: this.core.aapForm,
+        aapForm: endpoint.form,
+        endpointForm: endpoint.known ? endpoint.form : null,
         requiredExtensionUri: this.core.requiredExtensionUri,
         traceId: this.traceIdFor(id),
         mayRewrite: mode === 'buffer',
@@ -277,7 +297,8 @@ export class Exchange implements ResponseTapHandlers {
       this.responses.push({ outcome: r.outcome, conformance: r.conformance });
     }
     if (!changed) return null;
-    return Buffer.from(JSON.stringify(Array.isArray(value) ? items : items[0]), 'utf8');
+    // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
+    return spliceBody(body, Array.isArray(value) ? items : items[0]);
   }
 
   private onSse(chunk: Buffer): void {
@@ -291,9 +312,11 @@ export class Exchange implements ResponseTapHandlers {
         if (isParseFailure(read) || !isObj(read.value)) return;
         const item = read.value;
         const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+        const endpoint = this.core.forms.formFor(requestPath(this.req));
         const r = rewriteItem(item, this.callFor(id), {
           store: this.errors,
-          aapForm: this.core.aapForm,
+          aapForm: endpoint.form,
+          endpointForm: endpoint.known ? endpoint.form : null,
           requiredExtensionUri: this.core.requiredExtensionUri,
           traceId: null,
           mayRewrite: false,
@@ -379,8 +402,12 @@ export class Exchange implements ResponseTapHandlers {
       }
     }
     const attemptHeader = headerAttempt(this.req);
+    // A POST whose body could not be read (truncated, over the cap) answered with an HTTP error
+    // page and no JSON-RPC reply is still one failed call: its row must not depend on body size.
+    const unreadFailed = status >= 400 && this.req.method === 'POST' && this.responses.length === 0;
+    if (unreadFailed && calls.length === 0) calls.push(this.newCall(null));
     for (const c of calls) {
-      if (c.call === null && c.outcome === null) continue;
+      if (c.call === null && c.outcome === null && !unreadFailed) continue;
       this.report(c, endedAt, status, client, attemptHeader);
     }
   }
@@ -434,9 +461,13 @@ export class Exchange implements ResponseTapHandlers {
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
     const { traceId, spanId } = spanIds(c.span);
     let event: ErrorEvent | null = null;
+    let rowId: string | null = null;
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
-      const contact = ownString(customer, 'email') ?? ownString(customer, 'phone');
+      // Both, when the request held both: erasure by either must find the row (issue #17).
+      const email = ownString(customer, 'email');
+      const phone = ownString(customer, 'phone');
+      const subjects = p ? core.safe.call('pseudonymizer', () => [email, phone].map((v) => (v ? p.subject(v) : null)).filter((v): v is string => v !== null), []) : [];
       let fingerprint: string | null = null;
       let idempotency: string | null = null;
       if (p) {
@@ -467,7 +498,8 @@ export class Exchange implements ResponseTapHandlers {
         client,
         fingerprint,
         idempotency,
-        subject: contact && p ? core.safe.call('pseudonymizer', () => p.subject(contact), null) : null,
+        subject: subjects[0] ?? null,
+        subject_alt: subjects[1] ?? null,
         attempt,
         retry_flags: flags,
         violations: error.violations,
@@ -478,6 +510,12 @@ export class Exchange implements ResponseTapHandlers {
       // Every machine field from the wire passes its pattern before any sink sees it: an error_id
       // that fails is minted anew (issue 16; src/protocol/value-patterns.ts).
       checkEventValues(event as ErrorEvent);
+      if (core.errorIds.seen(event.error_id)) {
+        // The dealer reused an error_id. Span and log keep the id the caller holds; the audit row
+        // (keyed by error_id) gets one of its own so both errors are kept, and says why.
+        event.conformance = [...event.conformance, ERROR_ID_REUSED];
+        rowId = mintErrorId();
+      }
     }
     const report: CallReport = {
       method: c.method,
@@ -486,7 +524,9 @@ export class Exchange implements ResponseTapHandlers {
       attempt,
       flags,
       durationS: (endedAt - this.startedAt) / 1000,
-      errorType: event ? boundedCode(event.code) : null,
+      errorType: event ? errorTypeOf(event.jsonrpc_code, event.code) : null,
+      statusCode: event ? boundedStatusCode(event.jsonrpc_code) : null,
+      errorCode: event ? boundedDomainCode(event.code) : null,
       error: event,
     };
     // Inline try/catch rather than safe.call closures: this runs for every call.
@@ -505,18 +545,15 @@ export class Exchange implements ResponseTapHandlers {
     }
     if (event) {
       const ev = event;
-      if (core.logger) {
-        const logger = core.logger;
-        try {
-          logError(logger, ev, skill, c.method);
-        } catch (err) {
-          core.safe.fail('log', err);
-        }
+      try {
+        logError(core, ev, skill, c.method, c.span);
+      } catch (err) {
+        core.safe.fail('log', err);
       }
       if (core.sink) {
         const sink = core.sink;
         try {
-          sink.write(ev);
+          sink.write(rowId === null ? ev : { ...ev, error_id: rowId });
         } catch (err) {
           core.safe.fail('audit-write', err);
         }

@@ -49,6 +49,7 @@ const KNOWN_KEYS = new Set([
   'knownMethods',
   'knownSkills',
   'aapForm',
+  'agentCard',
   'maxBodyBytes',
   'logger',
   'requiredExtensionUri',
@@ -65,6 +66,25 @@ function positiveInt(options: TriageOptions, name: keyof TriageOptions): void {
   if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)) {
     throw new RangeError(`createTriage: option ${name} must be a positive integer, got ${JSON.stringify(v)}`);
   }
+}
+
+const FORMS: readonly unknown[] = ['auto', '2.0', 'released'];
+
+/** Checks the `aapForm` option: a form, or an object of request paths (or `'*'`) to forms. */
+function checkAapForm(v: unknown): void {
+  if (v === undefined || FORMS.includes(v)) return;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    for (const [path, form] of Object.entries(v)) {
+      if (path !== '*' && !path.startsWith('/')) {
+        throw new TypeError(`createTriage: option aapForm has key ${JSON.stringify(path)}; expected a request path starting with '/' or '*'`);
+      }
+      if (!FORMS.includes(form)) {
+        throw new TypeError(`createTriage: option aapForm[${JSON.stringify(path)}] must be 'auto', '2.0' or 'released', got ${JSON.stringify(form)}`);
+      }
+    }
+    return;
+  }
+  throw new TypeError(`createTriage: option aapForm must be 'auto', '2.0', 'released' or an object of paths to those, got ${JSON.stringify(v)}`);
 }
 
 /**
@@ -93,8 +113,9 @@ export function checkOptions(options: unknown): TriageOptions {
       throw new TypeError(`createTriage: option ${name} must be an array of strings`);
     }
   }
-  if (o.aapForm !== undefined && !['auto', '2.0', 'released'].includes(o.aapForm)) {
-    throw new TypeError(`createTriage: option aapForm must be 'auto', '2.0' or 'released', got ${JSON.stringify(o.aapForm)}`);
+  checkAapForm(o.aapForm);
+  if (o.agentCard !== undefined && (typeof o.agentCard !== 'object' || o.agentCard === null || Array.isArray(o.agentCard))) {
+    throw new TypeError(`createTriage: option agentCard must be an agent card object, got ${o.agentCard === null ? 'null' : typeof o.agentCard}`);
   }
   positiveInt(o, 'maxBodyBytes');
   positiveInt(o, 'retryWindowMs');

@@ -14,8 +14,11 @@ import {
   buildExtensionRequiredError,
   checkConformance as protocolCheckConformance,
   isAapCode,
+  isRfc3339,
   mintErrorId,
+  stripStackTrace,
 } from '../protocol/index.js';
+import type { CheckConformanceOptions } from '../protocol/index.js';
 import type { AapForm } from './types.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -29,6 +32,8 @@ export interface AapErrorLike {
   details: Record<string, unknown> | undefined;
   retryable: boolean;
   errorId: string;
+  /** `created_at` of the instance (RFC 3339), when it is a real `AapError`; else the rewrite's time is used. */
+  createdAt?: string;
 }
 
 /** Reads an `AapError` instance (or a structurally equal object) into `AapErrorLike`. */
@@ -42,15 +47,48 @@ export function asAapError(err: unknown): AapErrorLike | undefined {
   const errorId = typeof e.errorId === 'string' ? e.errorId : mintErrorId();
   const retryable = typeof e.retryable === 'boolean' ? e.retryable : AAP_CODES[code].retryable;
   const details = isObj(e.details) ? e.details : undefined;
-  return { code, aapMessage, message, details, retryable, errorId };
+  const like: AapErrorLike = { code, aapMessage: stripStackTrace(aapMessage, AAP_CODES[code].meaning), message, details, retryable, errorId };
+  if (isRfc3339(e.createdAt)) like.createdAt = e.createdAt;
+  return like;
+}
+
+/**
+ * Keyword of the one `details.errors[]` entry the rewrite writes when a validation error's
+ * failing fields were lost on the wire (the SDK kept only the message): the code's own constraint
+ * where it names one, else `schema`. spec/aap-errors.txt "details.errors[] — all problems at once".
+ */
+const LOST_DETAILS_KEYWORD: Readonly<Record<string, string>> = {
+  MISSING_REQUIRED_FIELD: 'required',
+  INVALID_CONDITION: 'enum',
+  SCHEMA_VALIDATION_FAILED: 'schema',
+};
+
+/**
+ * `details` with a usable `errors[]` for a validation code: the error's own when it has one, else
+ * one entry for the whole request (`instanceLocation` "" is the JSON Pointer of the root) carrying
+ * the message, since the spec requires the array on every validation error.
+ */
+function validationDetails(err: AapErrorLike): Record<string, unknown> | undefined {
+  if (!AAP_CODES[err.code as keyof typeof AAP_CODES]?.validation) return err.details;
+  const errors = err.details ? own(err.details, 'errors') : undefined;
+  const usable =
+    Array.isArray(errors) &&
+    errors.length > 0 &&
+    errors.every((e) => isObj(e) && typeof e.instanceLocation === 'string' && typeof e.keyword === 'string' && typeof e.error === 'string');
+  if (usable) return err.details;
+  return { ...err.details, errors: [{ instanceLocation: '', keyword: LOST_DETAILS_KEYWORD[err.code] ?? 'schema', error: err.aapMessage }] };
 }
 
 /**
  * The JSON-RPC `error` member of a conformant AAP error (spec/aap-errors.txt "Error payload
  * shape" and "JSON-RPC error response"), in the 2.0 array form or the released bare-object form.
  */
-export function buildAapErrorObject(err: AapErrorLike, form: AapForm, createdAt: Date): Record<string, unknown> {
+export function buildAapErrorObject(input: AapErrorLike, form: AapForm, now: Date): Record<string, unknown> {
   const f = form === 'released' ? 'released' : '2.0';
+  const details = validationDetails(input);
+  const err: AapErrorLike = { ...input, aapMessage: stripStackTrace(input.aapMessage, AAP_CODES[input.code as keyof typeof AAP_CODES]?.meaning ?? 'Error'), details };
+  // The instance's own time: created_at says when the dealer generated the error, not when we saw it.
+  const createdAt = err.createdAt ?? now;
   if (isAapCode(err.code)) {
     try {
       const opts = { form: f, message: err.aapMessage, errorId: err.errorId, retryable: err.retryable, createdAt } as const;
@@ -61,7 +99,7 @@ export function buildAapErrorObject(err: AapErrorLike, form: AapForm, createdAt:
     }
   }
   const info = AAP_CODES[err.code as keyof typeof AAP_CODES];
-  const created = createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const created = typeof createdAt === 'string' ? createdAt : createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const payload: Record<string, unknown> = {
     type: 'aap.error',
     error_id: err.errorId,
@@ -119,8 +157,11 @@ export function buildExtensionRequiredErrorObject(uri: string): Record<string, u
 }
 
 /** Conformance rule ids the response object breaks (protocol's `checkConformance`); `family` when the call's is known. */
-export function checkConformance(response: unknown, family?: 'aap' | 'dmc12'): string[] {
-  return protocolCheckConformance(response, family === undefined ? {} : { family })
+export function checkConformance(response: unknown, family?: 'aap' | 'dmc12', form?: AapForm | null): string[] {
+  const options: CheckConformanceOptions = {};
+  if (family !== undefined) options.family = family;
+  if (form === '2.0' || form === 'released') options.form = form;
+  return protocolCheckConformance(response, options)
     .map((v) => v.rule)
     .filter((s) => typeof s === 'string' && s.length > 0);
 }
@@ -133,10 +174,13 @@ export function checkConformance(response: unknown, family?: 'aap' | 'dmc12'): s
  * the text: the id is minted here, details are lost (see aap-error-hook.ts for the exact path).
  */
 export function aapErrorFromMessage(message: string): AapErrorLike | undefined {
-  const m = /^([A-Z][A-Z_]{2,63}): ([\s\S]{0,2000})$/.exec(message);
+  // A host that sends `err.stack` (or appends it) still names the code on the first line; the
+  // frames are cut before anything reaches the wire (spec: "MUST NOT leak internal stack traces").
+  const m = /^(?:AapError: )?([A-Z][A-Z_]{2,63}): ([^\n]{0,2000})(?:\n|$)/.exec(message);
   if (!m) return undefined;
   const code = m[1] as string;
   if (!isAapCode(code) || AAP_CODES[code].legacy) return undefined;
-  const aapMessage = m[2] as string;
+  const rest = message.slice(m[0].length - (m[0].endsWith('\n') ? 1 : 0));
+  const aapMessage = stripStackTrace(`${m[2] as string}${rest}`.slice(0, 2000), AAP_CODES[code].meaning);
   return { code, aapMessage, message, details: undefined, retryable: AAP_CODES[code].retryable, errorId: mintErrorId() };
 }

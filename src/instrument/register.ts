@@ -1,13 +1,22 @@
 /**
- * `node --import aap-triage/register server.js`: instrumentation with no code change (issue 3).
+ * `node --import aap-triage/register server.js`: instrumentation with no code change (issue 3),
+ * built on {@link AapTriageInstrumentation} (issue 13).
  *
- * 1. Starts the OpenTelemetry Node SDK (`@opentelemetry/sdk-node`) from the standard `OTEL_*`
- *    environment variables — exporters (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`
- *    = otlp | prometheus | console | none, `OTEL_EXPORTER_PROMETHEUS_HOST/PORT`), resource,
- *    `OTEL_SDK_DISABLED` — with the HTTP instrumentation.
- * 2. Observes every `node:http` server in the process through the `http.server.request.start`
- *    diagnostics channel (published just before a server emits 'request'), so no listener is
- *    wrapped and no server needs to be created after this module.
+ * 1. Creates the instrumentation, which observes every `node:http` server in the process
+ *    through the `http.server.request.start` diagnostics channel.
+ * 2. When no global tracer provider is registered yet, starts the OpenTelemetry Node SDK with it
+ *    and the HTTP instrumentation. The SDK reads the standard `OTEL_*` variables itself:
+ *    `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`, `OTEL_LOGS_EXPORTER`,
+ *    `OTEL_NODE_RESOURCE_DETECTORS`, `OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`, … Three
+ *    defaults differ, each for a reason:
+ *    - `OTEL_TRACES_EXPORTER=none` still gets a tracer provider (with no exporter), so trace ids
+ *      stay valid and sampled: audit rows, log lines and the `traceresponse` header keep them.
+ *    - without `OTEL_NODE_RESOURCE_DETECTORS`, the resource is the SDK default, `host.name`,
+ *      `host.arch` and the `env` detector: the process detector would publish the command line,
+ *      executable path and user to every backend (host-resource.ts).
+ *    - the Prometheus endpoint binds 127.0.0.1 unless `OTEL_EXPORTER_PROMETHEUS_HOST` is set.
+ *    A host that starts its own SDK first (`--import ./otel.mjs --import aap-triage/register`)
+ *    keeps it: only the instrumentation is added, and nothing is registered twice.
  * 3. Flushes the audit sink, traffic counters and the SDK on SIGTERM and beforeExit.
  *
  * Like contrib's auto-instrumentations register entry, everything starts inside try/catch: on
@@ -15,20 +24,12 @@
  * from the environment: `AAP_TRIAGE_DB` (audit database; `off` disables it), `OTEL_SERVICE_NAME`,
  * `AAP_TRIAGE_AAP_FORM` (`auto` | `2.0` | `released`), `AAP_TRIAGE_EXTENSION_URI`.
  */
-import { subscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { register as registerLoader } from 'node:module';
-import { diag } from '@opentelemetry/api';
-import { createTriage } from './triage.js';
-import type { Triage, TriageOptions } from './types.js';
-
-/** Name of the diagnostics channel Node publishes before a server emits 'request' (Node ≥ 18.7). */
-const REQUEST_START_CHANNEL = 'http.server.request.start';
-
-interface RequestStartMessage {
-  request: IncomingMessage;
-  response: ServerResponse;
-}
+import { ProxyTracerProvider, diag, trace } from '@opentelemetry/api';
+import type { TracerProvider } from '@opentelemetry/api';
+import { hostResourceAttributes } from './host-resource.js';
+import { AapTriageInstrumentation } from './instrumentation.js';
+import type { AapTriageInstrumentationConfig } from './types.js';
 
 function warn(message: string, err?: unknown): void {
   const type = err instanceof Error ? `: ${err.name}: ${err.message}` : '';
@@ -36,25 +37,69 @@ function warn(message: string, err?: unknown): void {
   diag.error(`aap-triage/register: ${message}`);
 }
 
-async function startSdk(): Promise<{ shutdown(): Promise<void> } | null> {
-  if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
+/** True when some tracer provider other than the API's default no-op one is registered. */
+export function hasGlobalTracerProvider(): boolean {
+  const global: TracerProvider = trace.getTracerProvider();
+  const delegate = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
+  // A fresh proxy's delegate is the API's no-op provider: same class means none is registered.
+  return delegate.constructor !== new ProxyTracerProvider().getDelegate().constructor;
+}
+
+function envList(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s.length > 0);
+}
+
+/** A span processor that exports nothing: traces are kept (ids, sampling) but not sent. */
+class NoExportSpanProcessor {
+  onStart(): void {}
+  onEnd(): void {}
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The SDK modules `register` needs, loaded before any instrumentation exists (see below). */
+async function loadSdk() {
+  const [sdkNode, http, resources] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/resources'),
+  ]);
+  return { NodeSDK: sdkNode.NodeSDK, HttpInstrumentation: http.HttpInstrumentation, envDetector: resources.envDetector, resourceFromAttributes: resources.resourceFromAttributes };
+}
+
+function startSdk(sdkModules: Awaited<ReturnType<typeof loadSdk>>, instrumentation: AapTriageInstrumentation): { shutdown(): Promise<void> } {
+  const { NodeSDK, HttpInstrumentation, envDetector, resourceFromAttributes } = sdkModules;
   try {
-    // ESM hosts need the import-in-the-middle loader for module patching; node:http is patched either way.
+    // ESM hosts need the import-in-the-middle loader: without it an `import http from 'node:http'`
+    // server gets no HTTP server span (checked by hand), only our call spans. Its hooks thread
+    // is most of what register adds to start-up beyond the SDK itself (docs/benchmarks.md).
     registerLoader('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   } catch {
     // Loader hooks unavailable: core-module instrumentation still works.
   }
-  const [{ NodeSDK }, { HttpInstrumentation }] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/instrumentation-http'),
-  ]);
-  const sdk = new NodeSDK({ instrumentations: [new HttpInstrumentation()] });
+  // Loopback unless configured (the SDK builds the Prometheus exporter, which reads this variable).
+  process.env.OTEL_EXPORTER_PROMETHEUS_HOST ||= '127.0.0.1';
+  const traces = envList('OTEL_TRACES_EXPORTER');
+  const sdk = new NodeSDK({
+    instrumentations: [new HttpInstrumentation(), instrumentation],
+    // host.name and host.arch, then the OTEL_RESOURCE_ATTRIBUTES / OTEL_SERVICE_NAME detector;
+    // no process detector (host-resource.ts says why) unless OTEL_NODE_RESOURCE_DETECTORS asks.
+    ...(process.env.OTEL_NODE_RESOURCE_DETECTORS ? {} : { resource: resourceFromAttributes(hostResourceAttributes()), resourceDetectors: [envDetector] }),
+    ...(traces.length > 0 && traces.every((t) => t === 'none') ? { spanProcessors: [new NoExportSpanProcessor()] } : {}),
+  });
   sdk.start();
   return sdk;
 }
 
-function optionsFromEnv(env: NodeJS.ProcessEnv): TriageOptions {
-  const o: TriageOptions = {};
+function optionsFromEnv(env: NodeJS.ProcessEnv): AapTriageInstrumentationConfig {
+  const o: AapTriageInstrumentationConfig = {};
   const db = env.AAP_TRIAGE_DB?.trim();
   if (db === 'off' || db === 'false') o.auditDb = false;
   const form = env.AAP_TRIAGE_AAP_FORM?.trim();
@@ -65,25 +110,33 @@ function optionsFromEnv(env: NodeJS.ProcessEnv): TriageOptions {
 }
 
 let sdk: { shutdown(): Promise<void> } | null = null;
-let triage: Triage | null = null;
+let instrumentation: AapTriageInstrumentation | null = null;
 
-try {
-  sdk = await startSdk();
-} catch (err) {
-  warn('could not start the OpenTelemetry SDK; spans and metrics are not exported', err);
+const wantSdk = process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true' && !hasGlobalTracerProvider();
+let sdkModules: Awaited<ReturnType<typeof loadSdk>> | null = null;
+if (wantSdk) {
+  try {
+    // Loaded before the instrumentation is constructed: an instrumentation installs the
+    // require-in-the-middle hook, which would otherwise sit in front of every one of the SDK's
+    // ~1,000 requires (measured: over a second of start-up; bench/startup.bench.mjs).
+    sdkModules = await loadSdk();
+  } catch (err) {
+    warn('could not load the OpenTelemetry SDK; spans and metrics are not exported', err);
+  }
 }
 
 try {
-  const t = createTriage(optionsFromEnv(process.env));
-  triage = t;
-  subscribe(REQUEST_START_CHANNEL, (message) => {
-    const { request, response } = message as RequestStartMessage;
-    // Published synchronously right before the server emits 'request', so the exchange's
-    // AapError store entered here covers the host's handler and what it awaits.
-    t.observe(request, response);
-  });
+  instrumentation = new AapTriageInstrumentation(optionsFromEnv(process.env));
 } catch (err) {
   warn('could not start; the app runs uninstrumented', err);
+}
+
+if (instrumentation && sdkModules) {
+  try {
+    sdk = startSdk(sdkModules, instrumentation);
+  } catch (err) {
+    warn('could not start the OpenTelemetry SDK; spans and metrics are not exported', err);
+  }
 }
 
 /** Longest a shutdown waits for the SDK's exporters, ms. */
@@ -94,7 +147,7 @@ let stopping: Promise<void> | null = null;
 export function shutdown(): Promise<void> {
   stopping ??= (async () => {
     try {
-      await triage?.shutdown();
+      await instrumentation?.shutdown();
     } catch {
       // shutdown never rejects; belt and braces.
     }

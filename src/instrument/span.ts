@@ -6,7 +6,7 @@
 import { SpanKind, SpanStatusCode, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import {
-  ATTR_AAP_CONFORMANCE,
+  ATTR_AAP_CONFORMANCE_RULES,
   ATTR_AAP_ERROR_CODE,
   ATTR_AAP_ERROR_ID,
   ATTR_AAP_ERROR_RETRYABLE,
@@ -22,10 +22,19 @@ import {
   ATTR_RPC_METHOD_ORIGINAL,
   ATTR_RPC_STATUS_CODE,
   ATTR_RPC_SYSTEM_NAME,
+  RPC_METHOD_OTHER,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
 } from './attributes.js';
 import { safeRequestId } from '../protocol/value-patterns.js';
 import type { CallReport } from './internal-types.js';
+
+/**
+ * Span name of a call: the method, or `jsonrpc` (the `rpc.system.name`) when the method is
+ * `_OTHER`, as semconv 1.45 names RPC spans whose method is unknown.
+ */
+export function callSpanName(method: string): string {
+  return method === RPC_METHOD_OTHER ? RPC_SYSTEM_NAME_VALUE_JSONRPC : method;
+}
 
 /** Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any). */
 export function startCallSpan(
@@ -46,7 +55,7 @@ export function startCallSpan(
   // small number or a short safe token (src/protocol/value-patterns.ts), never an email.
   const safeId = safeRequestId(id);
   if (safeId !== null) attributes[ATTR_JSONRPC_REQUEST_ID] = safeId;
-  return tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, startTime }, parent);
+  return tracer.startSpan(callSpanName(method), { kind: SpanKind.SERVER, attributes, startTime }, parent);
 }
 
 /** W3C ids of a span, or nulls when its context is not valid (no SDK): never 32 zeros. */
@@ -83,13 +92,14 @@ export function finishCallSpan(span: Span, r: CallReport, endTime: number): void
   if (r.flags.length > 0) a[ATTR_AAP_RETRY_FLAGS] = r.flags;
   const e = r.error;
   if (e) {
-    if (e.jsonrpc_code !== null) a[ATTR_RPC_STATUS_CODE] = String(e.jsonrpc_code);
-    a[ATTR_ERROR_TYPE] = r.errorType ?? e.code;
-    a[ATTR_AAP_ERROR_CODE] = r.errorType ?? e.code;
+    // Bounded codes only (telemetry-codes.ts): `_OTHER` for a code no table knows.
+    if (r.statusCode !== null) a[ATTR_RPC_STATUS_CODE] = r.statusCode;
+    if (r.errorType !== null) a[ATTR_ERROR_TYPE] = r.errorType;
+    if (r.errorCode !== null) a[ATTR_AAP_ERROR_CODE] = r.errorCode;
     if (e.retryable !== null) a[ATTR_AAP_ERROR_RETRYABLE] = e.retryable;
     a[ATTR_AAP_ERROR_ID] = e.error_id;
     if (e.upstream_trace_id !== null) a[ATTR_AAP_UPSTREAM_TRACE_ID] = e.upstream_trace_id;
-    if (e.conformance.length > 0) a[ATTR_AAP_CONFORMANCE] = e.conformance;
+    if (e.conformance.length > 0) a[ATTR_AAP_CONFORMANCE_RULES] = e.conformance;
     span.setAttributes(a);
     span.setStatus({ code: SpanStatusCode.ERROR });
   } else {

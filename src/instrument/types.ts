@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { Logger } from 'pino';
 import type { AuditSink } from '../audit/sink.js';
 import type { Pseudonymizer } from '../audit/pseudonym.js';
@@ -44,11 +45,22 @@ export interface TriageOptions {
    */
   knownMethods?: readonly string[];
   /**
-   * AAP envelope written when an `AapError` thrown on `@a2a-js/sdk` is rewritten: the 2.0 array
-   * form or the released (≤1.3) bare object. `auto` means 2.0.
+   * AAP error form per endpoint (spec/aap-errors.txt: "Existing v1.3 endpoints retain their
+   * released error shape"): what a rewritten `AapError` is written in, and what the conformance
+   * check holds the host's own errors to. One value for every endpoint, or an object keyed by
+   * request path (`{ '/v1/jsonrpc': 'released', '/v2/jsonrpc': '2.0', '*': 'auto' }`, `'*'` for
+   * the rest). `auto` reads the version of the AAP extension on the agent card (`agentCard`, or
+   * the card the host serves at `/.well-known/agent-card.json`): 2.x → the 2.0 array, ≤ 1.3 →
+   * the released object; with no card read yet, the `/vX.Y` of `requiredExtensionUri`, else 2.0.
    * @default 'auto'
    */
-  aapForm?: AapForm;
+  aapForm?: AapForm | Readonly<Record<string, AapForm>>;
+  /**
+   * The agent card the server serves (an @a2a-js/sdk `AgentCard` or its JSON), read once for the
+   * AAP version of each endpoint (`aapForm: 'auto'`). Without it, `auto` waits for the host to
+   * serve its card.
+   */
+  agentCard?: unknown;
   /**
    * Largest request or response body inspected, bytes. A larger JSON response is passed through
    * unchanged and unclassified; a larger request body is not fingerprinted.
@@ -60,7 +72,7 @@ export interface TriageOptions {
   /**
    * pino logger for the one line per error (and the instrumentation's own warnings), or `false`
    * for none.
-   * @default pino() to stdout at level info
+   * @default pino at level warn to stderr (nothing on the host's stdout)
    */
   logger?: Logger | false;
   /**
@@ -112,6 +124,17 @@ export interface Triage {
    * Works with a body parser mounted before or after it.
    */
   middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+  /**
+   * Express error-handling middleware for body-parser failures; mount it after the routes
+   * (`app.use(triage.errorHandler())`). A body `express.json()` could not read — truncated JSON,
+   * a body over its `limit`, an unsupported charset or encoding — is answered with a JSON-RPC
+   * error (`id: null`; -32700 Parse error, else -32600 Invalid Request; body-parser's HTTP
+   * status), never Express's HTML error page, and audited with an `error_id` like any error.
+   * Other errors go to the next error handler unchanged.
+   * NOTE: the answer waits until the unread rest of the request body is drained (as Express's
+   * finalhandler does), so the client receives it instead of a connection reset.
+   */
+  errorHandler(): (err: unknown, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
   /** Wraps a `node:http` request listener. */
   wrap<L extends RequestListener>(listener: L): L;
   /**
@@ -126,3 +149,10 @@ export interface Triage {
    */
   shutdown(): Promise<void>;
 }
+
+/**
+ * Options of {@link AapTriageInstrumentation}: every {@link TriageOptions} field except the
+ * providers (the SDK sets them through `setTracerProvider` / `setMeterProvider` /
+ * `setLoggerProvider`), plus `enabled` from `InstrumentationConfig`.
+ */
+export interface AapTriageInstrumentationConfig extends InstrumentationConfig, Omit<TriageOptions, 'tracerProvider' | 'meterProvider'> {}

@@ -29,6 +29,8 @@ export interface SenderOptions {
   fetch?: typeof fetch | undefined;
   /** Waits `ms` (tests may shorten it). @default setTimeout */
   sleep?: (ms: number) => Promise<void>;
+  /** Monotonic clock, ms, the rate cap spaces requests by (tests pair it with `sleep`). @default performance.now */
+  now?: () => number;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -47,11 +49,13 @@ export class ProbeSender {
   sent = 0;
   private nextStart = 0;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
   private readonly base: typeof fetch;
   private readonly aapFetch: typeof fetch;
 
   constructor(private readonly options: SenderOptions) {
     this.sleep = options.sleep ?? defaultSleep;
+    this.now = options.now ?? (() => performance.now());
     this.base = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.aapFetch = createAapFetch({ fetch: (input, init) => this.base(input, init), propagateContext: false });
   }
@@ -59,9 +63,9 @@ export class ProbeSender {
   /** Waits for the rate cap and takes one request from the total cap. @throws RequestCapReached */
   private async slot(): Promise<void> {
     if (this.sent >= this.options.maxRequests) throw new RequestCapReached(this.options.maxRequests);
-    const wait = this.nextStart - performance.now();
+    const wait = this.nextStart - this.now();
     if (wait > 0) await this.sleep(wait);
-    this.nextStart = performance.now() + 1000 / this.options.ratePerSecond;
+    this.nextStart = this.now() + 1000 / this.options.ratePerSecond;
     this.sent += 1;
   }
 
@@ -126,8 +130,8 @@ export class ProbeSender {
       text,
       json,
       errors: dealerErrorsOf(response),
-      errorIds: errorIdsOf(json),
-      violations: text.length > 0 ? checkConformance(json ?? text, { family }) : [],
+      errorIds: errorIdsOf(json, family),
+      violations: text.length > 0 ? checkConformance(json ?? text, { family, httpStatus: response.status }) : [],
       transportError: null,
       durationMs: performance.now() - started,
     };

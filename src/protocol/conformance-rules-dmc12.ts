@@ -61,16 +61,26 @@ export const DMC12_RULES: readonly ConformanceRule[] = [
     },
   },
   {
+    id: 'dmc12.retryable-boolean',
+    level: 'MUST',
+    source: `${DMC} "Retry strategy"; reference/dmc12-error.schema.json (retryable: boolean)`,
+    quote: 'Retry only when retryable === true',
+    check: (v) =>
+      v.dmc12 && Object.hasOwn(v.dmc12, 'retryable') && typeof own(v.dmc12, 'retryable') !== 'boolean'
+        ? `retryable ${JSON.stringify(own(v.dmc12, 'retryable')) ?? 'undefined'} is not a JSON boolean`
+        : null,
+  },
+  {
     id: 'dmc12.retryable-fixed',
     level: 'MUST',
     source: `${DMC} "The full code set (21)"`,
     quote: 'retryable is true only for the three transient classes.',
     check: (v) => {
+      // A non-boolean retryable is dmc12.retryable-boolean's finding: one broken habit, one rule.
       const code = own(v.dmc12, 'error_code');
-      if (!v.dmc12 || !Object.hasOwn(v.dmc12, 'retryable')) return null;
       const r = own(v.dmc12, 'retryable');
-      if (typeof r !== 'boolean') return 'retryable is not a boolean';
-      return isDmc12Code(code) && DMC12_CODES[code].retryable !== r ? `retryable ${r} contradicts ${code}` : null;
+      if (typeof r !== 'boolean' || !isDmc12Code(code)) return null;
+      return DMC12_CODES[code].retryable !== r ? `retryable ${r} contradicts ${code}` : null;
     },
   },
   {

@@ -4,7 +4,9 @@
  * `isRfc3339`, the project's one RFC 3339 check, rather than ajv-formats' (which accepts a space
  * for `T` and offsets without a colon).
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { isRfc3339 } from './builders/common.js';
 import {
   AAP_ERROR_2_0_SCHEMA,
@@ -22,6 +24,9 @@ interface Validators {
 let validators: Validators | undefined;
 
 function compile(): Validators {
+  // ajv (80-odd modules) is loaded here, synchronously (it is CommonJS), not at import: a library
+  // entry point that never checks an envelope does not load it (issue 13).
+  const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof Ajv2020Module;
   // strictTuples off: the data array is a leading ErrorInfo followed by any number of entries.
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTuples: false, validateFormats: true });
   ajv.addFormat('date-time', { type: 'string', validate: (s: string) => isRfc3339(s) });

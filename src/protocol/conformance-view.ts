@@ -3,8 +3,9 @@
  * types every rule module shares. Internal to the checker (the types are exported for typing).
  */
 import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE_URL } from './codes/a2a-codes.js';
-import { AAP_CODES, AAP_ERROR_DOMAIN, AAP_ERROR_TYPE_URL, isAapCode } from './codes/aap-codes.js';
-import { type JsonObject, isObject, own, ownObject, ownString } from './extract.js';
+import { AAP_CODES, AAP_ERROR_DOMAIN, isAapCode } from './codes/aap-codes.js';
+import { type JsonObject, own, ownObject, ownString } from './extract.js';
+import { locateAapPayload, locateDmc12Data } from './locate.js';
 import { parseResultError } from './parse-response.js';
 
 /** How binding a rule is: the spec's keyword (MUST covers required fields and "Always" constants). */
@@ -86,22 +87,14 @@ export function viewOf(response: JsonObject, context: CallContext = {}): CallVie
   const error = ownObject(response, 'error');
   const data = own(error, 'data');
   const dataArray = Array.isArray(data) ? data : null;
-  let payload: JsonObject | null = null;
-  let aapForm: CallView['aapForm'] = null;
-  if (dataArray) {
-    payload = (dataArray.find((e) => own(e, '@type') === AAP_ERROR_TYPE_URL) as JsonObject | undefined) ?? null;
-  } else if (isObject(data) && (own(data, 'type') === 'aap.error' || isAapCode(own(data, 'code')))) {
-    payload = data;
-    aapForm = 'released';
-  }
+  const located = locateAapPayload(error);
+  const payload = located?.payload ?? null;
   const infos = dataArray?.filter(isErrorInfo) ?? [];
   const aapInfo =
     infos.find((i) => own(i, 'domain') === AAP_ERROR_DOMAIN) ?? infos.find((i) => isAapCode(own(i, 'reason'))) ?? null;
-  if (dataArray && (payload || aapInfo)) aapForm = '2.0';
+  const aapForm: CallView['aapForm'] = located?.form ?? (dataArray && aapInfo ? '2.0' : null);
   const result = own(response, 'result');
-  const resultData = ownObject(result, 'data');
-  const inResult = resultData && (Object.hasOwn(resultData, 'error_code') || typeof own(resultData, 'error') === 'string');
-  const inError = !payload && isObject(data) && Object.hasOwn(data, 'error_code');
+  const dmc12 = locateDmc12Data(response);
   const hidden = error ? null : parseResultError(result);
   return {
     response,
@@ -111,8 +104,8 @@ export function viewOf(response: JsonObject, context: CallContext = {}): CallVie
     dataArray,
     payload,
     aapInfo,
-    dmc12: inResult ? resultData : inError ? (data as JsonObject) : null,
-    dmc12InError: !inResult && inError,
+    dmc12: dmc12?.data ?? null,
+    dmc12InError: dmc12?.inError ?? false,
     taskFailed: hidden?.form === 'task-failed' && hidden.protocol !== 'aap',
     family: context.family,
     httpStatus: typeof context.httpStatus === 'number' ? context.httpStatus : undefined,

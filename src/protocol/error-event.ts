@@ -62,6 +62,16 @@ export interface ErrorEvent {
   duration_ms: number | null;
   /** Id of the pseudonymisation key used for client/fingerprint/idempotency/subject. */
   key_id: string | null;
+  /**
+   * The second subject pseudonym when the request held both an email (`subject`) and a phone
+   * (`subject_alt`), so erasure by either finds the row. Absent or null otherwise.
+   */
+  subject_alt?: string | null;
+  /**
+   * Issue group key (src/audit/issue-key.ts). Computed by the audit store from the other fields
+   * when the row is written (whatever the event carried); present on rows read back.
+   */
+  issue_key?: string | null;
 }
 
 /** Protocol family (DESIGN §1). */

@@ -53,10 +53,12 @@ export {
   parseErrorMember,
   parseResponse,
   parseResultError,
+  TASK_FAILURE_STATES,
   type CallFamily,
   type ParseResponseOptions,
 } from './parse-response.js';
-export { parseSseResponse, type ParseSseOptions } from './parse-sse.js';
+export { locateAapPayload, locateDmc12Data, type LocatedAapPayload, type LocatedDmc12Data } from './locate.js';
+export { parseSseResponse, SseReader, DEFAULT_MAX_SSE_EVENT_CHARS, type ParseSseOptions, type SseEvent } from './parse-sse.js';
 export {
   A2A_METHODS,
   classifyCall,

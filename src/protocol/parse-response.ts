@@ -30,6 +30,7 @@ import {
   violationsFromErrors,
 } from './extract.js';
 import { type BodyLimits, type ParseFailure, parseFailure, readJsonBody } from './json-body.js';
+import { locateAapPayload, locateDmc12Data } from './locate.js';
 
 /** Protocol family of the call, when the caller knows it from the request (see `classifyRequest`). */
 export type CallFamily = 'aap' | 'dmc12';
@@ -140,14 +141,17 @@ export function parseErrorMember(error: unknown, family?: CallFamily): ParsedErr
   const rawCode = own(error, 'code');
   const jsonrpcCode = typeof rawCode === 'number' && Number.isInteger(rawCode) ? rawCode : null;
   const data = own(error, 'data');
-
-  if (Array.isArray(data)) return fromDetailArray(data, jsonrpcCode, family);
+  // A released payload that lost its `type` is still recognisable by its AAP code (locateAapPayload).
+  const located = locateAapPayload(error);
+  if (Array.isArray(data)) return fromDetailArray(data, located?.payload ?? null, jsonrpcCode, family);
+  if (located) return fromAapPayload(located.payload, 'aap-released', jsonrpcCode);
+  const dmc12 = locateDmc12Data({ error });
+  if (dmc12) return fromDmc12Data(dmc12.data, null, jsonrpcCode);
   if (isObject(data)) {
-    // A released payload that lost its `type` is still recognisable by its AAP code.
-    if (ownString(data, 'type') === 'aap.error' || isTyped(data, AAP_ERROR_TYPE_URL) || isAapCode(own(data, 'code'))) {
-      return fromAapPayload(data, 'aap-released', jsonrpcCode);
-    }
-    if (ownString(data, 'error_code') !== null) return fromDmc12Data(data, null, jsonrpcCode);
+    // Any other object (the DMC-12 auth failure's `{ error_id }`): its error_id is still the one to quote.
+    const parsed = plain(jsonrpcCode, family);
+    parsed.errorId = ownString(data, 'error_id');
+    return parsed;
   }
   return plain(jsonrpcCode, family);
 }
@@ -167,8 +171,7 @@ function plain(jsonrpcCode: number | null, family?: CallFamily): ParsedError {
   return base('jsonrpc', 'jsonrpc', String(jsonrpcCode), jsonrpcCode);
 }
 
-function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: CallFamily): ParsedError {
-  const payload = data.find((e) => isTyped(e, AAP_ERROR_TYPE_URL)) as JsonObject | undefined;
+function fromDetailArray(data: unknown[], payload: JsonObject | null, jsonrpcCode: number | null, family?: CallFamily): ParsedError {
   const infos = data.filter((e): e is JsonObject => isTyped(e, ERROR_INFO_TYPE_URL));
   // An ErrorInfo carrying an AAP code under a wrong or missing domain (a2a-protocol.org
   // included) is still the AAP code, never an A2A reason of that name.
@@ -201,6 +204,10 @@ function fromDetailArray(data: unknown[], jsonrpcCode: number | null, family?: C
   if (a2aInfo) {
     const reason = ownString(a2aInfo, 'reason');
     const parsed = base('a2a', 'a2a', reason ?? String(jsonrpcCode), jsonrpcCode);
+    // A protocol-level error has no typed payload; ErrorInfo.metadata is an open map<string,string>
+    // (the spec adds its own keys, extensionUri and requiredHeader), so an error_id a dealer puts
+    // there is the one a buyer quotes.
+    parsed.errorId = ownString(ownObject(a2aInfo, 'metadata'), 'error_id');
     parsed.violations = brViolations;
     return parsed;
   }
@@ -252,7 +259,6 @@ function fromDmc12Data(data: JsonObject, metadata: unknown, jsonrpcCode: number 
   return parsed;
 }
 
-/** Task states that end a call in failure (A2A 1.0 enum names, then 0.3's), with their code. */
 /**
  * A DMC-12 `retryable`: a boolean as sent. Anything else (absent, or a string such as "true",
  * "TRUE", "False") reads as the value the code fixes — DMC-12 fixes retryable by code, so a
@@ -265,7 +271,12 @@ function dmc12Retryable(wire: unknown, code: string): boolean | null {
   return typeof wire === 'string' ? readRetryable(wire.trim().toLowerCase()) : null;
 }
 
-const FAILED_STATES: ReadonlyMap<string, string> = new Map([
+/**
+ * Task states that end a call in failure, A2A 1.0 enum names then 0.3's, each with the code
+ * `parseResponse` gives it (`TASK_FAILED`, `TASK_REJECTED`). The instrumentation's quick "can this
+ * body hold an error?" test looks for these same strings.
+ */
+export const TASK_FAILURE_STATES: ReadonlyMap<string, string> = new Map([
   ['TASK_STATE_FAILED', TASK_FAILED_INFO.code],
   ['failed', TASK_FAILED_INFO.code],
   ['TASK_STATE_REJECTED', TASK_REJECTED_INFO.code],
@@ -279,16 +290,14 @@ const FAILED_STATES: ReadonlyMap<string, string> = new Map([
  */
 export function parseResultError(result: unknown): ParsedError | null {
   if (!isObject(result)) return null;
-  const data = own(result, 'data');
-  if (isObject(data) && (typeof own(data, 'error_code') === 'string' || typeof own(data, 'error') === 'string')) {
-    return fromDmc12Data(data, own(result, '_metadata'), null);
-  }
+  const dmc12 = locateDmc12Data({ result });
+  if (dmc12) return fromDmc12Data(dmc12.data, own(result, '_metadata'), null);
   // A2A 1.0 wraps the task (`result.task`), 0.3 returns it bare (`kind: "task"`); streaming sends
   // status updates.
   const task = ownObject(result, 'task') ?? ownObject(result, 'statusUpdate') ?? (own(result, 'status') ? result : null);
   const status = ownObject(task, 'status');
   const state = ownString(status, 'state');
-  const code = state === null ? undefined : FAILED_STATES.get(state);
+  const code = state === null ? undefined : TASK_FAILURE_STATES.get(state);
   if (code === undefined) return null;
   const payload = findAapPayloadInTask(task!);
   if (payload) return fromAapPayload(payload, 'task-failed', null);

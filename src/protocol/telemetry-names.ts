@@ -24,6 +24,9 @@ export { ATTR_ERROR_TYPE, ATTR_RPC_METHOD, ATTR_RPC_METHOD_ORIGINAL, ATTR_RPC_ST
 /** The OpenTelemetry semantic-conventions version these names follow (DESIGN §4). */
 export const SEMCONV_VERSION = '1.45.0' as const;
 
+/** Schema URL of {@link SEMCONV_VERSION}, carried by the tracer, meter and logger scopes. */
+export const SEMCONV_SCHEMA_URL = `https://opentelemetry.io/schemas/${SEMCONV_VERSION}` as const;
+
 /**
  * A string representation of the `id` property of the request and its corresponding response.
  * Not captured when the id is null or omitted.
@@ -69,8 +72,8 @@ export const ATTR_AAP_CONFORMANCE_RULE = 'aap.conformance.rule' as const;
 export const ATTR_AAP_AUDIT_OUTCOME = 'aap.audit.outcome' as const;
 /** Retry flags of the call, as a string array (span only). */
 export const ATTR_AAP_RETRY_FLAGS = 'aap.retry.flags' as const;
-/** Conformance rule ids the response breaks, as a string array (span only). */
-export const ATTR_AAP_CONFORMANCE = 'aap.conformance' as const;
+/** Conformance rule ids the response breaks, as a string array (span only; plural, as semconv names arrays). */
+export const ATTR_AAP_CONFORMANCE_RULES = 'aap.conformance.rules' as const;
 
 /** Value of `aap.retry.flag` for a plain retry that broke no rule. */
 export const RETRY_FLAG_NONE = 'none' as const;
@@ -88,7 +91,7 @@ export const METRIC_AAP_SERVER_REQUEST_ATTEMPTS = 'aap.server.request.attempts' 
 export const METRIC_AAP_CONFORMANCE_VIOLATIONS = 'aap.conformance.violations' as const;
 /** Audit records by outcome, `{record}`. */
 export const METRIC_AAP_AUDIT_RECORDS = 'aap.audit.records' as const;
-/** Audit records waiting to be written, `{record}`. */
+/** Audit records waiting to be written, `{record}` (an up-down counter: it rises and falls). */
 export const METRIC_AAP_AUDIT_QUEUE_SIZE = 'aap.audit.queue.size' as const;
 /** `rpc.client.call.duration` (semconv 1.45), seconds, histogram: one attempt as the buyer saw it. */
 export const METRIC_RPC_CLIENT_CALL_DURATION_NAME = METRIC_RPC_CLIENT_CALL_DURATION;
@@ -174,7 +177,7 @@ export const CLIENT_METRICS = {
  * `recordRequestDuration` pattern). Never ids, clients, messages or VINs.
  */
 export const METRIC_ATTRIBUTES = {
-  callDuration: [ATTR_RPC_SYSTEM_NAME, ATTR_RPC_METHOD, ATTR_AAP_PROTOCOL, ATTR_AAP_SKILL, ATTR_ERROR_TYPE],
+  callDuration: [ATTR_RPC_SYSTEM_NAME, ATTR_RPC_METHOD, ATTR_AAP_PROTOCOL, ATTR_AAP_SKILL, ATTR_ERROR_TYPE, ATTR_RPC_STATUS_CODE],
   errors: [ATTR_RPC_METHOD, ATTR_AAP_PROTOCOL, ATTR_AAP_SKILL, ATTR_ERROR_TYPE, ATTR_AAP_ERROR_CODE, ATTR_AAP_ERROR_RETRYABLE],
   retries: [ATTR_RPC_METHOD, ATTR_AAP_PROTOCOL, ATTR_AAP_SKILL, ATTR_AAP_RETRY_FLAG],
   attempts: [ATTR_RPC_METHOD, ATTR_AAP_PROTOCOL, ATTR_AAP_SKILL],

@@ -6,7 +6,7 @@
  * set or matches its pattern, else a replacement (`_OTHER`, a minted id) or null. One place, as
  * data, read by the instrumentation (spans, metrics, logs) and the audit store alike.
  */
-import { A2A_ERRORS, TASK_FAILED_INFO } from './codes/a2a-codes.js';
+import { A2A_ERRORS, TASK_FAILED_INFO, TASK_REJECTED_INFO } from './codes/a2a-codes.js';
 import { AAP_CODES } from './codes/aap-codes.js';
 import { DMC12_CODES, DMC12_JSONRPC_ERRORS } from './codes/dmc12-codes.js';
 import { JSONRPC_ERRORS } from './codes/jsonrpc-codes.js';
@@ -63,7 +63,7 @@ export const JSON_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Codes the parsers produce that are not in a code table (parse-response.ts, observer). */
-const PARSER_CODES: readonly string[] = ['MALFORMED_ERROR_MEMBER', 'UNMAPPED_LEGACY_ERROR', TASK_FAILED_INFO.code];
+const PARSER_CODES: readonly string[] = ['MALFORMED_ERROR_MEMBER', 'UNMAPPED_LEGACY_ERROR', TASK_FAILED_INFO.code, TASK_REJECTED_INFO.code];
 
 /** Every code in the code tables (AAP, A2A reasons, JSON-RPC, DMC-12), plus the parsers' own. */
 export const KNOWN_ERROR_CODES: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
 import type { ErrorProtocol } from '../protocol/error-event.js';
-import { lookupCode } from '../protocol/index.js';
+import { A2A_ERRORS, AAP_CODES, DMC12_CODES, DMC12_JSONRPC_ERRORS, JSONRPC_ERRORS, lookupCode, TASK_FAILED_INFO, TASK_REJECTED_INFO } from '../protocol/index.js';
 import type { CodeInfo } from '../protocol/types.js';
 
 /**
@@ -12,6 +12,19 @@ export function codeInfoFor(protocol: string, code: string): CodeInfo | undefine
   const families: ErrorProtocol[] = ['aap', 'a2a', 'dmc12', 'jsonrpc'];
   const own = families.includes(protocol as ErrorProtocol) ? lookupCode(protocol as ErrorProtocol, code) : undefined;
   if (own) return own;
+  // AAP is a profile of A2A: an A2A reason (EXTENSION_SUPPORT_REQUIRED) stored under aap is A2A's.
+  if (protocol === 'aap' && !/^-\d+$/.test(code)) return lookupCode('a2a', code);
   if (/^-\d+$/.test(code)) return lookupCode('jsonrpc', code) ?? (protocol === 'aap' ? lookupCode('a2a', code) : undefined);
   return undefined;
 }
+
+/**
+ * Length of the longest code in the code tables (AAP, A2A reasons, JSON-RPC, DMC-12), in
+ * characters (codes are ASCII, so also display cells): a column this wide never cuts a code.
+ */
+export const LONGEST_CODE_LENGTH: number = Math.max(
+  ...[AAP_CODES, DMC12_CODES, JSONRPC_ERRORS, DMC12_JSONRPC_ERRORS].flatMap((t) => Object.keys(t)).map((c) => c.length),
+  ...Object.values(A2A_ERRORS).map((e) => e.code.length),
+  TASK_FAILED_INFO.code.length,
+  TASK_REJECTED_INFO.code.length,
+);

@@ -1,4 +1,5 @@
 import { PSEUDONYM_BYTES } from '../audit/index.js';
+import { ISSUE_KEY_LENGTH } from '../audit/issue-key.js';
 import type { Query, QueryTerm } from './query.js';
 import { QuerySyntaxError } from './query.js';
 import { resolveTimeSpec, type TimeWindow } from './time.js';
@@ -80,12 +81,39 @@ const NUM_COLUMN: Partial<Record<QueryTerm['field'], string>> = {
 };
 const PSEUDO_COLUMN = { client: 'client', subject: 'subject', idempotency: 'idempotency' } as const;
 
+/** Shortest pseudonym prefix `client:` accepts as a prefix (the views display 8). */
+export const CLIENT_PREFIX_MIN = 6;
+/**
+ * Longest one: 12. An API key is longer, so without a key `client:<api key>` is still refused
+ * rather than read as a prefix that matches nothing.
+ */
+export const CLIENT_PREFIX_MAX = 12;
+
+/** Whether a value may be a displayed prefix of a pseudonym: 6–12 base64url characters. */
+export function looksLikePseudonymPrefix(value: string): boolean {
+  return value.length >= CLIENT_PREFIX_MIN && value.length <= CLIENT_PREFIX_MAX && /^[A-Za-z0-9_-]+$/.test(value);
+}
+
+/** `column` starts with one of `prefixes`, as index-friendly ranges (`~` sorts after every base64url and hex character). */
+function prefixSql(column: string, prefixes: readonly string[]): { sql: string; params: string[] } {
+  return {
+    sql: prefixes.map(() => `(${column} >= ? AND ${column} < ?)`).join(' OR '),
+    params: prefixes.flatMap((p) => [p, `${p}~`]),
+  };
+}
+
+/** Conditions ORed: one as it is, several in parentheses. */
+const anyOf = (parts: readonly string[]): string => (parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`);
+
 const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(',');
 const likeEscape = (v: string): string => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function pseudonymValues(term: QueryTerm, field: keyof typeof PSEUDO_COLUMN, ctx: CompileContext): string[] {
   const out = new Set<string>();
   for (const v of term.values) {
+    if (field === 'client' && looksLikePseudonymPrefix(v) && !ctx.pseudonymizer) {
+      continue; // matched as a prefix by the caller
+    }
     if (ctx.pseudonymizer) {
       out.add(v);
       const p = ctx.pseudonymizer[field](v);
@@ -146,11 +174,28 @@ function termSql(term: QueryTerm, ctx: CompileContext): { sql: string; params: (
         nullable: null,
       };
     }
-    case 'client':
-    case 'subject':
+    case 'client': {
+      // A value of 6–21 base64url characters is also the start of a pseudonym, as the views show it.
+      const values = pseudonymValues(term, 'client', ctx);
+      const prefix = prefixSql('client', term.values.filter(looksLikePseudonymPrefix));
+      const parts = [...(values.length ? [`client IN (${placeholders(values.length)})`] : []), ...(prefix.sql ? [prefix.sql] : [])];
+      return { sql: anyOf(parts), params: [...values, ...prefix.params], nullable: 'client' };
+    }
+    case 'subject': {
+      const values = pseudonymValues(term, 'subject', ctx);
+      const p = placeholders(values.length);
+      // COALESCE: a row without a subject is kept by `-subject:x`, as other excluded values keep NULLs.
+      return { sql: `(COALESCE(subject, '') IN (${p}) OR COALESCE(subject_alt, '') IN (${p}))`, params: [...values, ...values], nullable: null };
+    }
     case 'idempotency': {
       const values = pseudonymValues(term, term.field, ctx);
       return { sql: `${PSEUDO_COLUMN[term.field]} IN (${placeholders(values.length)})`, params: values, nullable: PSEUDO_COLUMN[term.field] };
+    }
+    case 'issue': {
+      const full = term.values.filter((v) => v.length === ISSUE_KEY_LENGTH);
+      const prefix = prefixSql('issue_key', term.values.filter((v) => v.length < ISSUE_KEY_LENGTH));
+      const parts = [...(full.length ? [`issue_key IN (${placeholders(full.length)})`] : []), ...(prefix.sql ? [prefix.sql] : [])];
+      return { sql: anyOf(parts), params: [...full, ...prefix.params], nullable: 'issue_key' };
     }
     default:
       throw new QuerySyntaxError(term.token, 'unsupported field');

@@ -11,8 +11,16 @@ export interface ErrorDetail {
   codeInfo: CodeInfo | null;
   /** Other errors with the same trace_id or upstream_trace_id, oldest first. */
   sameTrace: ErrorEvent[];
-  /** Other errors of the same client with the same call fingerprint near this one, oldest first (the retry chain). */
+  /**
+   * Other errors of the same client with the same call fingerprint nearest this one in time —
+   * up to half the limit before it and the rest after it, oldest first (the retry chain around
+   * the selected attempt).
+   */
   sameFingerprint: ErrorEvent[];
+  /** How many other errors of the same client and fingerprint lie within ±`fingerprintWindowMs`: the true count, not the rows shown. */
+  sameFingerprintCount: number;
+  /** The span `sameFingerprintCount` covers on either side, ms. */
+  fingerprintWindowMs: number;
 }
 
 /** Options of `getError`. */
@@ -40,13 +48,41 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
   const sameTrace = traceIds.length ? (await getTrace(db, traceIds, limit + 1)).filter((r) => r.error_id !== errorId).slice(0, limit) : [];
   let sameFingerprint: ErrorEvent[] = [];
+  let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
-    const client = error.client === null ? 'client IS NULL' : 'client = ?';
-    const sql = `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${client} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ? ORDER BY occurred_at, error_id LIMIT ?`;
-    const params = [error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId, limit];
-    sameFingerprint = (await db.all<ErrorEventRecord>(sql, error.client === null ? params : [error.client, ...params])).map(toErrorEvent);
+    // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
+    const match = `${error.client === null ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
+    const args = [...(error.client === null ? [] : [error.client]), error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId];
+    const here = [error.occurred_at, error.occurred_at, errorId];
+    const before = (
+      await db.all<ErrorEventRecord>(
+        `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?)) ORDER BY occurred_at DESC, error_id DESC LIMIT ?`,
+        [...args, ...here, limit],
+      )
+    ).map(toErrorEvent);
+    const after = (
+      await db.all<ErrorEventRecord>(
+        `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at, error_id LIMIT ?`,
+        [...args, ...here, limit],
+      )
+    ).map(toErrorEvent);
+    // Half the rows on each side; a side with fewer leaves its share to the other.
+    const nBefore = Math.min(before.length, Math.max(Math.ceil(limit / 2), limit - after.length));
+    const nAfter = Math.min(after.length, limit - nBefore);
+    sameFingerprint = [...before.slice(0, nBefore).reverse(), ...after.slice(0, nAfter)];
+    sameFingerprintCount =
+      before.length < limit && after.length < limit
+        ? before.length + after.length
+        : ((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${match}`, args))?.n ?? 0);
   }
-  return { error, codeInfo: codeInfoFor(error.protocol, error.code) ?? null, sameTrace, sameFingerprint };
+  return {
+    error,
+    codeInfo: codeInfoFor(error.protocol, error.code) ?? null,
+    sameTrace,
+    sameFingerprint,
+    sameFingerprintCount,
+    fingerprintWindowMs: span,
+  };
 }
 
 /**

@@ -6,8 +6,11 @@ import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
 import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
 import { findStormById, stormWhere, type StormEpisode } from './storms.js';
-import { summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
+import { retriedAnswers, summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
+import { loadClientLabels, NO_CREDENTIAL, shortClient as shortClientId, type ClientLabel, type ClientLabels } from './clients.js';
+import { RETRY_FLAGS, type RetryFlag } from '../protocol/error-event.js';
 import type { TimeWindow } from './time.js';
+import { traceLink } from './trace-link.js';
 
 /** What a draft is about: a storm episode, the errors a query finds, or listed error ids. */
 export type DraftSource =
@@ -20,6 +23,24 @@ export interface DraftOptions extends QueryOptions {
   /** When the next update is promised, minutes after `now`. Default 60. */
   nextUpdateMinutes?: number;
   thresholds?: Partial<StormThresholds>;
+  /**
+   * The AAP extension URI the dealer's agent card declares `required: true`, named in the
+   * activation advice (-32008). Default: the advice points at the agent card.
+   */
+  extensionUri?: string;
+  /**
+   * Trace link template with `{trace_id}` (`AAP_TRIAGE_TRACE_URL`, e.g. a Tempo or Jaeger URL;
+   * check it once with `traceUrlProblem`, src/triage/trace-link.ts); evidence lines get a link.
+   */
+  traceUrl?: string | null;
+  /** Client labels (default: read from the store), shown with the pseudonyms and used to address the draft. */
+  labels?: ClientLabels;
+}
+
+/** One requested action and the codes that caused it (each action names them). */
+export interface RequestedAction {
+  text: string;
+  codes: string[];
 }
 
 /** Per code: what the client did and what the spec says it should do (DESIGN §7). */
@@ -59,7 +80,19 @@ export interface IncidentFacts {
   summary: ErrorSummary;
   timeline: { at: number; text: string }[];
   guidance: CodeGuidance[];
+  /** The requested actions as printed (each names its codes). */
   requestedAction: string[];
+  /** The same, with the codes apart. */
+  actions: RequestedAction[];
+  /** Labels of the draft's clients that have one. */
+  clientLabels: ClientLabel[];
+  /**
+   * Where the draft goes: the label contact of the storm's client (or of the one client of a
+   * query or id list); null when that client has no contact.
+   */
+  recipient: string | null;
+  /** The trace link template used for the evidence, or null. */
+  traceUrl: string | null;
   /** When this draft was made and when the next update is due, epoch ms. */
   generatedAt: number;
   nextUpdateAt: number;
@@ -78,8 +111,16 @@ export interface IncidentDraft {
 const pct = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)} %`);
 const utc = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
 const utcMinute = (ms: number): string => utc(ms).replace(/:\d{2}Z$/, 'Z');
-/** Short form of a client pseudonym for subjects and prose. */
-export const shortClient = (c: string): string => (c === '' ? '(no credential)' : c.length > 12 ? c.slice(0, 12) : c);
+/** Short form of a client pseudonym for subjects and prose: the one the views show (src/triage/clients.ts). */
+export const shortClient = (c: string): string => shortClientId(c);
+
+/** A client in the draft's prose: label name and pseudonym prefix, or the whole pseudonym when unlabelled (the partner greps for it). */
+const clientProse = (c: string, f: IncidentFacts): string => {
+  const label = f.clientLabels.find((l) => l.client === c);
+  return label ? `${label.name} (client ${shortClientId(c)})` : c || NO_CREDENTIAL;
+};
+
+const distinct = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
 
 function did(b: CodeBreakdown): string {
   if (b.retries === 0) return `${b.count} call${b.count === 1 ? '' : 's'} failed with this code; the client did not retry them.`;
@@ -121,24 +162,46 @@ function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
   });
 }
 
-function requestedActions(summary: ErrorSummary, retryRatio: number | null, th: StormThresholds): string[] {
-  const out: string[] = [];
-  const codesWith = (pred: (b: CodeBreakdown) => boolean): string => summary.codes.filter(pred).map((b) => b.code).join(', ');
+/** `A, B` of distinct codes, or `—` when none could be traced. */
+const codeList = (codes: readonly string[]): string => (codes.length ? distinct(codes).join(', ') : 'codes not found in the store');
+
+function requestedActions(traced: Readonly<Record<RetryFlag, readonly string[]>>, summary: ErrorSummary, retryRatio: number | null, th: StormThresholds, extensionUri: string | undefined): RequestedAction[] {
+  const out: RequestedAction[] = [];
+  const add = (codes: string[], text: (list: string) => string): void => {
+    out.push({ codes: distinct(codes), text: text(codeList(codes)) });
+  };
+  const has = (code: string, jsonrpc: string): CodeBreakdown | undefined => summary.codes.find((b) => b.code === code || b.code === jsonrpc);
+  // Activation and version first: until they are right, no skill call can succeed.
+  const activation = has('EXTENSION_SUPPORT_REQUIRED', '-32008');
+  if (activation) {
+    const uri = extensionUri ? `the AAP extension URI ${extensionUri}` : 'the AAP extension URI our agent card declares required (capabilities.extensions, required: true)';
+    add([activation.code], (c) => `Activate the AAP extension (${c}, -32008): send the A2A-Extensions header naming ${uri} on every call; retrying without it fails the same way.`);
+  }
+  const version = has('VERSION_NOT_SUPPORTED', '-32009');
+  if (version) add([version.code], (c) => `Send the A2A-Version header with a version we serve (1.0) on every call (${c}, -32009); an absent header reads as 0.3.`);
+  // A retry's own code may differ from the answer it retried: name the answers' codes.
+  const answered = (flag: RetryFlag): string[] => {
+    const codes = traced[flag];
+    return codes.length ? [...codes] : summary.codes.filter((b) => b.flags[flag] > 0 && (flag !== 'retried_non_retryable' || b.retryable === false)).map((b) => b.code);
+  };
   if (summary.flags.retried_non_retryable) {
-    out.push(`Stop retrying answers marked retryable=false (${codesWith((b) => b.flags.retried_non_retryable > 0)}); fix the request instead (see each code above).`);
+    add(answered('retried_non_retryable'), (c) => `Stop retrying answers marked retryable=false (${c}); fix the request instead (see each code above).`);
   }
   if (summary.flags.ignored_retry_after) {
-    out.push(`Wait at least retry_after_ms before retrying (${codesWith((b) => b.flags.ignored_retry_after > 0)}).`);
+    add(answered('ignored_retry_after'), (c) => `Wait at least retry_after_ms before retrying (${c}).`);
   }
   if (summary.flags.no_backoff || summary.overAttemptCap) {
-    out.push(`Back off exponentially with jitter (~1 s → 2 s → 4 s, capped) and stop after ${th.attemptCap} attempts.`);
+    const codes = summary.flags.no_backoff ? answered('no_backoff') : summary.codes.filter((b) => b.maxAttempt > th.attemptCap).map((b) => b.code);
+    add(codes, (c) => `Back off exponentially with jitter (~1 s → 2 s → 4 s, capped) and stop after ${th.attemptCap} attempts (${c}).`);
   }
   if (retryRatio !== null && retryRatio > th.clientBudget) {
-    out.push(`Keep retries under ${Math.round(th.clientBudget * 100)} % of requests (per-client retry budget); they were ${pct(retryRatio)}.`);
+    const retried = summary.codes.filter((b) => b.retries > 0).map((b) => b.code);
+    add(retried, (c) => `Keep retries under ${Math.round(th.clientBudget * 100)} % of requests (per-client retry budget); they were ${pct(retryRatio)} (retries of ${c}).`);
   }
-  const terminal = codesWith((b) => b.retryable === false && b.flags.retried_non_retryable === 0);
-  if (terminal) out.push(`Fix the cause of the terminal errors (${terminal}) as the spec's client action below says.`);
-  out.push('Reply quoting the error_id and trace_id pairs above if anything here does not match your logs.');
+  const handled = new Set(out.flatMap((a) => a.codes));
+  const terminal = summary.codes.filter((b) => b.retryable === false && b.flags.retried_non_retryable === 0 && !handled.has(b.code)).map((b) => b.code);
+  if (terminal.length) add(terminal, (c) => `Fix the cause of the terminal errors (${c}) as the spec's client action below says.`);
+  out.push({ codes: [], text: 'Reply quoting the error_id and trace_id pairs above if anything here does not match your logs.' });
   return out;
 }
 
@@ -196,6 +259,14 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     retries = t ? t.retries : null;
   }
   const retryRatio = requests ? (retries ?? 0) / requests : null;
+  const labels = options.labels ?? (await loadClientLabels(db));
+  const clients = storm ? [storm.client] : summary.clients;
+  const clientLabels = clients.flatMap((c) => labels.get(c) ?? []);
+  // The answers each flagged retry retried (read here: requestedActions itself is pure).
+  const traced = Object.fromEntries(
+    await Promise.all(RETRY_FLAGS.map(async (f) => [f, summary.flags[f] ? (await retriedAnswers(db, where, params, f)).map((a) => a.code) : []] as const)),
+  ) as Record<RetryFlag, string[]>;
+  const actions = requestedActions(traced, summary, retryRatio, th, options.extensionUri);
   const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${summary.codes.map((c) => c.code).slice(0, 3).join(', ')})` }];
   if (storm) {
     timeline.push({ at: storm.start, text: `storm begins (${storm.reasons.join(', ')})` });
@@ -211,7 +282,7 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     kind: source.kind,
     stormId: storm?.id ?? null,
     window,
-    clients: storm ? [storm.client] : summary.clients,
+    clients,
     services: summary.services,
     skills: storm ? storm.skills.filter((s) => s !== '') : summary.skills,
     requests,
@@ -222,7 +293,11 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     summary,
     timeline,
     guidance: guidanceFor(summary, th.attemptCap),
-    requestedAction: requestedActions(summary, retryRatio, th),
+    requestedAction: actions.map((a) => a.text),
+    actions,
+    clientLabels,
+    recipient: clients.length === 1 ? (labels.get(clients[0] ?? '')?.contact ?? null) : null,
+    traceUrl: options.traceUrl ?? null,
     generatedAt: now,
     nextUpdateAt: now + (options.nextUpdateMinutes ?? 60) * 60_000,
     attemptCap: th.attemptCap,
@@ -232,16 +307,22 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
 
 /** The subject line of a draft. */
 export function incidentSubject(f: IncidentFacts): string {
-  const codes = f.summary.codes.slice(0, 2).map((c) => c.code).join(', ');
-  const skills = f.skills.length ? f.skills.slice(0, 3).join(', ') : 'no skill';
+  // A code is one entry per protocol in the breakdown; the subject names each once.
+  const codes = distinct(f.summary.codes.map((c) => c.code)).slice(0, 2).join(', ');
+  const skills = f.skills.length ? distinct(f.skills).slice(0, 3).join(', ') : 'no skill';
   if (f.kind === 'storm') {
-    return `[aap-triage] Retry storm from client ${shortClient(f.clients[0] ?? '')} on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)})`;
+    const client = f.clients[0] ?? '';
+    const label = f.clientLabels.find((l) => l.client === client);
+    const who = label ? `${label.name} (client ${shortClient(client)})` : `client ${shortClient(client)}`;
+    return `[aap-triage] Retry storm from ${who} on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)})`;
   }
   return `[aap-triage] ${f.errors} error${f.errors === 1 ? '' : 's'} ${codes} on ${skills} (${utcMinute(f.window.since)} to ${utcMinute(f.window.until)})`;
 }
 
 function summaryParagraph(f: IncidentFacts): string {
-  const clients = f.clients.length === 1 ? `client ${f.clients[0] || '(no credential)'}` : `${f.clients.length} clients`;
+  const only = f.clients[0] ?? '';
+  const labelled = f.clientLabels.some((l) => l.client === only);
+  const clients = f.clients.length === 1 ? (labelled ? clientProse(only, f) : `client ${clientProse(only, f)}`) : `${f.clients.length} clients`;
   const top = f.summary.codes[0];
   const lead =
     f.kind === 'storm'
@@ -258,7 +339,7 @@ function summaryParagraph(f: IncidentFacts): string {
 function impactLines(f: IncidentFacts): [string, string][] {
   return [
     ['Window (UTC)', `${utc(f.window.since)} to ${utc(f.window.until)}`],
-    ['Client', f.clients.map((c) => c || '(no credential)').join(', ')],
+    ['Client', f.clients.map((c) => clientProse(c, f)).join(', ')],
     ['Services', f.services.join(', ')],
     ['Skills', f.skills.join(', ') || '(none)'],
     ['Requests', f.requests === null ? 'n/a (no traffic counters)' : String(f.requests)],
@@ -300,7 +381,9 @@ export function incidentDocument(f: IncidentFacts): IncidentDocument {
             kind: 'lines',
             lines: f.summary.samples.map(
               (s) =>
-                `${s.error_id}  trace_id=${s.trace_id ?? '-'}${s.upstream_trace_id ? `  upstream_trace_id=${s.upstream_trace_id}` : ''}  ${utc(s.occurred_at)}  ${s.code}  attempt ${s.attempt}`,
+                `${s.error_id}  trace_id=${s.trace_id ?? '-'}${s.upstream_trace_id ? `  upstream_trace_id=${s.upstream_trace_id}` : ''}  ${utc(s.occurred_at)}  ${s.code}  attempt ${s.attempt}${
+                  traceLink(f.traceUrl, s.trace_id) ? `  ${traceLink(f.traceUrl, s.trace_id)}` : ''
+                }`,
             ),
           },
         ],
@@ -343,7 +426,8 @@ export function renderIncidentMarkdown(f: IncidentFacts): string {
   for (const c of f.summary.codes) out.push(`| \`${c.code}\` | ${c.protocol} | ${String(c.retryable)} | ${c.count} | ${c.retries} | ${c.maxAttempt} |`);
   out.push('', '## Evidence', '', '| error_id | trace_id | upstream_trace_id | time (UTC) | code | attempt |', '|---|---|---|---|---|---:|');
   for (const s of f.summary.samples) {
-    out.push(`| \`${s.error_id}\` | \`${s.trace_id ?? '-'}\` | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
+    const link = traceLink(f.traceUrl, s.trace_id);
+    out.push(`| \`${s.error_id}\` | ${link ? `[\`${s.trace_id}\`](${link})` : `\`${s.trace_id ?? '-'}\``} | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
   }
   out.push('', '## What the client did, and what the spec says it should do', '');
   for (const g of f.guidance) {

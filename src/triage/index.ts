@@ -5,17 +5,17 @@
  */
 export { parseQuery, QuerySyntaxError, FIELD_ALIASES } from './query.js';
 export type { Query, QueryTerm, QueryField, QueryOp } from './query.js';
-export { compileQuery, looksLikePseudonym, looksLikeSubject } from './compile.js';
+export { compileQuery, looksLikePseudonym, looksLikePseudonymPrefix, looksLikeSubject, CLIENT_PREFIX_MIN } from './compile.js';
 export type { CompileContext, CompiledQuery, QueryPseudonymizer } from './compile.js';
 export { parseDuration, parseTimeSpec, resolveTimeSpec, formatUtc, formatUtcMinute, formatDuration } from './time.js';
 export type { TimeWindow, TimeSpec } from './time.js';
 export { toErrorEvent } from './rows.js';
 export type { Db, ErrorEventRecord } from './rows.js';
 export { searchErrors, errorHistogram, nextErrors, tailCursor, asQuery } from './search.js';
-export type { SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, TailCursor } from './search.js';
+export type { ErrorSort, ErrorSortKey, SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, TailCursor } from './search.js';
 export { getError, getTrace } from './detail.js';
 export type { ErrorDetail, DetailOptions } from './detail.js';
-export { codeInfoFor } from './codes.js';
+export { codeInfoFor, LONGEST_CODE_LENGTH } from './codes.js';
 export { computeStats, describeGap, listGaps } from './stats.js';
 export type { Stats, CountRow, RetryableSplit, AuditGap } from './stats.js';
 export { detectStorms, STORM_DEFAULTS } from './storm-detect.js';
@@ -28,4 +28,16 @@ export { buildIncident, draftIncident, renderIncidentText, renderIncidentMarkdow
 export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuidance } from './draft.js';
 export { buildIncidentEml } from '../incident/index.js';
 export { dbPathProblem } from './db-path.js';
+export { traceLink, traceUrlProblem, TRACE_URL_ENV, TRACE_ID_PLACEHOLDER } from './trace-link.js';
 export type { EmlOptions } from '../incident/index.js';
+export { listIssues, getIssue, ISSUE_DEFAULTS, ISSUE_SORTS } from './issues.js';
+export type { Issue, IssueList, IssueOptions, IssueSort, IssueState } from './issues.js';
+export { issueKey, issueKeyText, issueTitle, isIssueKeyPrefix, ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX } from './issue-key.js';
+export type { IssueKeyFields, IssueTitleFields } from './issue-key.js';
+export { CLIENT_DISPLAY_LENGTH, NO_CREDENTIAL, formatClient, listClients, loadClientLabels, resolveClient, shortClient as shortClientId } from './clients.js';
+export type { ClientLabel, ClientLabels, ClientRef, ClientSummary } from './clients.js';
+export { AddressError, formatMailbox, parseOneAddress } from '../incident/index.js';
+export type { Mailbox } from '../incident/index.js';
+export { retriedAnswers } from './summary.js';
+export type { RetriedAnswer } from './summary.js';
+export type { RequestedAction } from './draft.js';

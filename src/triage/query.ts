@@ -1,11 +1,13 @@
 import { RETRY_FLAGS } from '../protocol/error-event.js';
+import { ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX, isIssueKeyPrefix } from '../audit/issue-key.js';
 import { parseTimeSpec, type TimeSpec } from './time.js';
 
 /**
  * The triage query language (issue 5 "Query language"):
  *
  *   code:RATE_LIMITED skill:lead.submit retryable:true protocol:dmc12 since:1h attempt:>2
- *   flag:retried_non_retryable trace:<id> client:<raw or pseudonym> subject:<email or phone>
+ *   flag:retried_non_retryable trace:<id> client:<raw, pseudonym or its first ≥ 6 characters>
+ *   subject:<email or phone> issue:<issue key or its first ≥ 6 hex digits>
  *
  * - `field:value`; several values as `field:A,B` (any of them); `-field:value` excludes.
  * - A bare word matches code, skill or JSON-RPC method (case-insensitive substring).
@@ -34,7 +36,8 @@ export type QueryField =
   | 'fingerprint'
   | 'id'
   | 'http'
-  | 'jsonrpc';
+  | 'jsonrpc'
+  | 'issue';
 
 /** Comparison for numeric fields (`attempt:>2`). */
 export type QueryOp = '=' | '>' | '>=' | '<' | '<=';
@@ -94,6 +97,7 @@ export const FIELD_ALIASES: Readonly<Record<string, QueryField>> = Object.freeze
   error_id: 'id',
   http: 'http',
   jsonrpc: 'jsonrpc',
+  issue: 'issue',
 });
 
 const PROTOCOLS = ['aap', 'a2a', 'dmc12', 'jsonrpc'];
@@ -155,6 +159,13 @@ function normaliseValues(field: QueryField, values: string[], token: string): { 
       const out = values.map((v) => v.toLowerCase());
       const bad = out.find((v) => v !== 'any' && !(RETRY_FLAGS as readonly string[]).includes(v));
       if (bad !== undefined) throw new QuerySyntaxError(token, `flag must be any or one of ${RETRY_FLAGS.join(', ')}`);
+      return { values: out, op: '=' };
+    }
+    case 'issue': {
+      const out = values.map((v) => v.toLowerCase());
+      if (out.some((v) => !isIssueKeyPrefix(v))) {
+        throw new QuerySyntaxError(token, `issue takes an issue key (${ISSUE_KEY_LENGTH} hex digits) or its first ${ISSUE_KEY_MIN_PREFIX} or more`);
+      }
       return { values: out, op: '=' };
     }
     case 'attempt':

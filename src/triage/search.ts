@@ -20,6 +20,38 @@ export interface SearchOptions extends QueryOptions {
   offset?: number;
   /** Skip the `COUNT(*)` (total is then -1); for callers that only page. Default false. */
   skipTotal?: boolean;
+  /** Order of the rows. Default newest first (`{ by: 'time', descending: true }`). */
+  sort?: ErrorSort;
+}
+
+/** Columns `searchErrors` can order by (the TUI's sortable columns). */
+export type ErrorSortKey = 'time' | 'code' | 'retryable' | 'skill' | 'protocol' | 'client' | 'attempt';
+
+/** An order of search results: by one column, then newest first among equals. */
+export interface ErrorSort {
+  readonly by: ErrorSortKey;
+  /** Largest / latest / last in the alphabet first. */
+  readonly descending: boolean;
+}
+
+/** The SQL column of each sort key: a fixed allow-list, so no caller text reaches ORDER BY. */
+const SORT_COLUMN: Readonly<Record<ErrorSortKey, string>> = {
+  time: 'occurred_at',
+  code: 'code',
+  retryable: 'retryable',
+  skill: 'skill',
+  protocol: 'protocol',
+  client: 'client',
+  attempt: 'attempt',
+};
+
+/** The ORDER BY of `sort`: its column, then time and id (newest first) so pages are stable. */
+function orderBy(sort: ErrorSort | undefined): string {
+  if (!sort || sort.by === 'time') return sort && !sort.descending ? 'occurred_at ASC, error_id ASC' : 'occurred_at DESC, error_id DESC';
+  const column = SORT_COLUMN[sort.by];
+  if (!column) throw new RangeError(`sort.by must be one of ${Object.keys(SORT_COLUMN).join(', ')}; got ${String(sort.by)}`);
+  // NULLs first going up and last going down on both stores (SQLite's own order; PostgreSQL's is the reverse).
+  return `${column} ${sort.descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}, occurred_at DESC, error_id DESC`;
 }
 
 /** A page of search results, newest first. */
@@ -43,9 +75,10 @@ const clampInt = (v: number | undefined, dflt: number, min: number, max: number)
   v === undefined || !Number.isFinite(v) ? dflt : Math.min(max, Math.max(min, Math.trunc(v)));
 
 /**
- * Errors matching `query` in `window`, newest first (`occurred_at DESC, error_id DESC`), one
- * page at a time, with the total count. Backs `aap-triage search` and the TUI's Errors view.
- * Throws `QuerySyntaxError` for a bad query.
+ * Errors matching `query` in `window`, newest first (`occurred_at DESC, error_id DESC`) unless
+ * `options.sort` says otherwise, one page at a time, with the total count. Backs
+ * `aap-triage search` and the TUI's Errors view. Throws `QuerySyntaxError` for a bad query,
+ * `RangeError` for an unknown sort key.
  */
 export async function searchErrors(db: Db, query: Query | string | null, window: TimeWindow, options: SearchOptions = {}): Promise<SearchResult> {
   const q = asQuery(query);
@@ -53,7 +86,7 @@ export async function searchErrors(db: Db, query: Query | string | null, window:
   const limit = clampInt(options.limit, 50, 1, 10_000);
   const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   const rows = (
-    await db.all<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at DESC, error_id DESC LIMIT ? OFFSET ?`, [
+    await db.all<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY ${orderBy(options.sort)} LIMIT ? OFFSET ?`, [
       ...c.params,
       limit,
       offset,

@@ -1,5 +1,5 @@
 import { RETRY_FLAGS, type RetryFlag } from '../protocol/error-event.js';
-import { FLAG_COUNT_PARAMS, FLAG_COUNT_SELECT, flagCounts, type Db } from './rows.js';
+import { FLAG_COUNT_PARAMS, FLAG_COUNT_SELECT, flagCounts, likeContains, type Db } from './rows.js';
 
 /** One code in a set of errors: counts and what the clients did with it. */
 export interface CodeBreakdown {
@@ -46,6 +46,41 @@ export interface ErrorSummary {
   overAttemptCap: number;
   /** Flagged rows first, then oldest; at most `maxSamples`. */
   samples: Evidence[];
+}
+
+/** The answers a flagged retry retried: per code of the answer before it, how many retries followed it. */
+export interface RetriedAnswer {
+  code: string;
+  protocol: string;
+  /** Flagged retries that followed an answer with this code. */
+  retries: number;
+}
+
+/** How many flagged retries are traced back to their previous answer, at most (keeps a draft of a huge storm cheap). */
+const MAX_TRACED_RETRIES = 2_000;
+
+/**
+ * For retries matching `where` that carry `flag`, the codes of the answers they retried: the
+ * earlier rows of the same call (same client and fingerprint, lower attempt, within the 10 min
+ * retry window) that explain the flag — `retryable = 0` for `retried_non_retryable`, a
+ * `retry_after_ms` for `ignored_retry_after`, any for `no_backoff`. A retry is the next attempt of
+ * an answer, so its own code may differ (a RATE_LIMITED retry of a refused call): the draft must
+ * name the answer's code. Most retries first.
+ */
+export async function retriedAnswers(db: Db, where: string, params: readonly (string | number)[], flag: RetryFlag): Promise<RetriedAnswer[]> {
+  const explains =
+    flag === 'retried_non_retryable' ? 'AND p.retryable = 0' : flag === 'ignored_retry_after' ? 'AND p.retry_after_ms IS NOT NULL' : '';
+  return db.all<RetriedAnswer>(
+    `WITH r AS (
+       SELECT error_id, client, fingerprint, occurred_at, attempt FROM error_events
+        WHERE ${where} AND fingerprint IS NOT NULL AND retry_flags LIKE ? ESCAPE '\\' LIMIT ${MAX_TRACED_RETRIES})
+     SELECT p.code AS code, p.protocol AS protocol, COUNT(DISTINCT r.error_id) AS retries
+       FROM r JOIN error_events p
+         ON p.client IS NOT DISTINCT FROM r.client AND p.occurred_at <= r.occurred_at AND p.occurred_at >= r.occurred_at - 600000
+        AND p.fingerprint = r.fingerprint AND p.attempt < r.attempt ${explains}
+      GROUP BY p.code, p.protocol ORDER BY retries DESC, p.code`,
+    [...params, likeContains(JSON.stringify(flag))],
+  );
 }
 
 /** An empty per-flag counter. */

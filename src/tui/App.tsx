@@ -7,26 +7,28 @@ import { StatusBar } from './components/StatusBar.js';
 import { TABS, TitleBar } from './components/TitleBar.js';
 import { useAsync } from './hooks/use-async.js';
 import { useDraft } from './hooks/use-draft.js';
-import { useFollowSelection } from './hooks/use-follow-selection.js';
+import { clampedSelection, useClampSelection, useFollowSelection } from './hooks/use-follow-selection.js';
 import { useKeys } from './hooks/use-keys.js';
 import { useRefresh } from './hooks/use-refresh.js';
 import { useSyncState } from './hooks/use-sync-state.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
-import { keyToCommand } from './keys.js';
+import { useHighWater } from './hooks/use-high-water.js';
+import { ISSUE_SORT_KEYS, keyToCommand, SORT_KEYS } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
-import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, GapSummary, HistogramBucket, StormView, WindowSpec } from './types.js';
-import { clipboardEscape } from './utils/clipboard.js';
+import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, GapSummary, HistogramBucket, IssuePage, IssueSortKey, StormView, WindowSpec } from './types.js';
+import { copyMessage, copyText } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
 import { DetailView, detailLines } from './views/DetailView.js';
 import { DraftView, draftLines } from './views/DraftView.js';
-import { ErrorsView, errorsLayout } from './views/ErrorsView.js';
+import { codeWidthFor, ErrorsView, errorsLayout } from './views/ErrorsView.js';
 import { HelpView } from './views/HelpView.js';
+import { IssuesView, issuesLayout } from './views/IssuesView.js';
 import { StormsView, stormsLayout } from './views/StormsView.js';
 
 /** Names of the views. */
-export type ViewName = 'errors' | 'detail' | 'storms' | 'draft' | 'help';
+export type ViewName = 'issues' | 'errors' | 'detail' | 'storms' | 'draft' | 'help';
 
 /** Props of `App`. */
 export interface AppProps {
@@ -37,8 +39,8 @@ export interface AppProps {
   readonly window?: WindowSpec;
   /** Initial filter. @default '' */
   readonly query?: string;
-  /** View shown first. @default 'errors' */
-  readonly view?: 'errors' | 'storms';
+  /** View shown first. @default 'issues' */
+  readonly view?: 'issues' | 'errors' | 'storms';
   /** Live refresh period in milliseconds; 0 turns it off. @default 2000 */
   readonly refreshMs?: number;
   /** Folder `w` writes drafts to. @default process.cwd() */
@@ -49,6 +51,8 @@ export interface AppProps {
   readonly terminal?: NodeJS.WriteStream;
   /** Clock, epoch milliseconds. @default Date.now */
   readonly clock?: () => number;
+  /** Environment the copy keys read (`DISPLAY`, `WAYLAND_DISPLAY` for a clipboard tool). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 interface StackEntry {
@@ -60,12 +64,25 @@ interface StackEntry {
 type Message = { text: string; kind: 'ok' | 'problem' | 'info' } | null;
 
 const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
+/** The Errors view's order before any sort key: newest first. */
+const DEFAULT_SORT: ErrorSort = { by: 'time', descending: true };
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
 const NO_GAPS: GapSummary = { records: 0, dropped: 0, inWindow: 0, newest: null };
+const EMPTY_ISSUES: IssuePage = { issues: [], total: 0, bucketMs: 60_000, quietMs: 0 };
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
 /** A window longer than this (one day, ms) shows the date in the time column. */
 const SHOW_DATE_AFTER_MS = 86_400_000;
+
+/** The filter that lists one issue's errors: the issue's key plus the filter that listed the issue. */
+export function issueQuery(key: string, query: string): string {
+  return `issue:${key}${query ? ` ${query}` : ''}`;
+}
+
+/** The text minus its last word and the spaces after it (readline's Ctrl+W). */
+export function deleteWordBefore(text: string): string {
+  return text.replace(/\S*\s*$/, '');
+}
 
 /**
  * The terminal UI: one screen with the Errors, Detail, Storms, Draft and Help views, a status
@@ -83,16 +100,18 @@ export function App(props: AppProps) {
   const queryCost = useRef(0);
   const refresh = useRefresh(refreshMs > 0 ? Math.max(refreshMs, Math.ceil(queryCost.current * 10)) : 0, clock);
 
-  const [stack, setStack] = useState<StackEntry[]>([{ view: props.view ?? 'errors' }]);
+  const [stack, setStack] = useState<StackEntry[]>([{ view: props.view ?? 'issues' }]);
   const [mode, setMode, modeRef] = useSyncState<'normal' | 'filter' | 'command'>('normal');
   const [input, setInput, inputRef] = useSyncState('');
   const [inputError, setInputError] = useState<string | null>(null);
   const [query, setQuery] = useState(props.query ?? '');
   const [windowSpec, setWindowSpec] = useState<WindowSpec>(props.window ?? { since: '1h' });
   const [scope, setScope] = useState<string | null>(null);
-  const [errCursor, setErrCursor] = useState(0);
+  const [errCursorState, setErrCursor] = useState(0);
   const [errTop, setErrTop] = useState(0);
   const [stormCursor, setStormCursor] = useState(0);
+  const [issueCursor, setIssueCursor] = useState(0);
+  const [issueSort, setIssueSort] = useState<IssueSortKey>('count');
   const [detailId, setDetailId] = useState<string | null>(null);
   const [detailScroll, setDetailScroll] = useState(0);
   const [draftTarget, setDraftTarget] = useState<{ target: DraftTarget; title: string; stem: string } | null>(null);
@@ -102,6 +121,7 @@ export function App(props: AppProps) {
   const [stormNonce, setStormNonce] = useState(0);
   const [written, setWritten] = useState<string | null>(null);
   const [marks, setMarks] = useState<ReadonlySet<string>>(new Set());
+  const [sort, setSort] = useState<ErrorSort | undefined>(undefined);
   const [message, setMessage] = useState<Message>(null);
 
   const view = stack[stack.length - 1]?.view ?? 'errors';
@@ -126,7 +146,10 @@ export function App(props: AppProps) {
       if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
       try {
         const started = performance.now();
-        const p = await source.search(query, resolved, errLayout.rows, errTop);
+        let p = await source.search(query, resolved, errLayout.rows, errTop, sort);
+        // The row set shrank under the shown slice (a narrower window, a refresh after a prune):
+        // show its last page rather than an empty list; the effect below moves top and cursor there.
+        if (p.rows.length === 0 && p.total > 0 && errTop > 0) p = await source.search(query, resolved, errLayout.rows, Math.max(0, p.total - errLayout.rows), sort);
         const h = errLayout.chart > 0 ? await source.histogram(query, resolved) : [];
         queryCost.current = performance.now() - started;
         lastPage.current = p;
@@ -136,8 +159,29 @@ export function App(props: AppProps) {
       }
     },
     // refresh.tick re-reads the store.
-    [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, refresh.tick],
+    [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, sort, refresh.tick],
     { page: EMPTY_PAGE, histogram: [], queryError: null },
+  );
+  // The code column only grows while the filter, window and order stay: it does not jump as the operator scrolls.
+  const codeWidth = useHighWater(codeWidthFor(page.rows), `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`);
+
+  const lastIssues = useRef<IssuePage>(EMPTY_ISSUES);
+  const { issuePage, issueError } = useAsync<{ issuePage: IssuePage; issueError: string | null }>(
+    async () => {
+      if (view !== 'issues') return { issuePage: lastIssues.current, issueError: null };
+      try {
+        const started = performance.now();
+        const p = await source.issues(query, resolved, issueSort);
+        queryCost.current = performance.now() - started;
+        lastIssues.current = p;
+        return { issuePage: p, issueError: null };
+      } catch (err) {
+        return { issuePage: lastIssues.current, issueError: (err as Error).message };
+      }
+    },
+    // refresh.tick re-reads the store.
+    [source, view, query, resolved, issueSort, refresh.tick],
+    { issuePage: EMPTY_ISSUES, issueError: null },
   );
 
   const storms = useAsync<StormView[]>(
@@ -168,7 +212,10 @@ export function App(props: AppProps) {
 
   const gaps = useAsync<GapSummary>(() => source.gaps(resolved), [source, resolved], NO_GAPS);
 
-  useFollowSelection(page, errCursor, view === 'errors', setErrCursor, setErrTop);
+  useFollowSelection(page, errCursorState, view === 'errors', setErrCursor, setErrTop);
+  useClampSelection(page, errCursorState, errTop, view === 'errors', setErrCursor, setErrTop);
+  // The frame already shows the clamped cursor; the effect above makes it the state.
+  const errCursor = view === 'errors' ? clampedSelection(page, errCursorState).cursor : errCursorState;
 
   // ---- helpers ----
   const total = page.total;
@@ -183,6 +230,11 @@ export function App(props: AppProps) {
   const stormSlice = visibleSlice(storms.length, Math.min(stormCursor, Math.max(0, storms.length - 1)), stormsRows, 0);
   const selectedRow = page.rows[errCursor - page.offset];
   const selectedStorm = storms[stormCursor];
+  const issuesRows = issuesLayout(bodyHeight).rows;
+  // Clamped in the frame, so a shorter list after a refresh or a new filter is never blank.
+  const issueShown = Math.min(issueCursor, Math.max(0, issuePage.issues.length - 1));
+  const issueSlice = visibleSlice(issuePage.issues.length, issueShown, issuesRows, Math.max(0, issueShown - issuesRows + 1));
+  const selectedIssue = issuePage.issues[issueShown];
   const push = (entry: StackEntry) => setStack((s) => [...s, entry]);
   const goTo = (v: ViewName) => {
     setStack([{ view: v }]);
@@ -191,8 +243,8 @@ export function App(props: AppProps) {
   const say = (text: string, kind: 'ok' | 'problem' | 'info' = 'info') => setMessage({ text, kind });
   const copy = (label: string, value: string | null | undefined) => {
     if (!value) return say(`no ${label} to copy`, 'problem');
-    stdout.write(clipboardEscape(value));
-    say(`copied ${label} ${value}`, 'ok');
+    const m = copyMessage(label, value, copyText(value, { stdout: props.terminal ?? stdout, env: props.env ?? process.env }));
+    say(m.text, m.kind);
   };
   const applyFilter = (q: string) => {
     setQuery(q);
@@ -244,7 +296,7 @@ export function App(props: AppProps) {
     const from = dir === 1 ? errCursor + 1 : Math.max(0, errCursor - TERMINAL_SCAN);
     const count = dir === 1 ? TERMINAL_SCAN : errCursor - from;
     if (count <= 0) return say('no earlier retryable=false error', 'info');
-    source.search(query, resolved, count, from).then(
+    source.search(query, resolved, count, from, sort).then(
       (chunk) => {
         const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
         const idx = list.findIndex((r) => r.retryable === false);
@@ -266,7 +318,8 @@ export function App(props: AppProps) {
       applyFilter(text.trim());
       setMode('normal');
       setInputError(null);
-      if (view !== 'errors') goTo('errors');
+      setIssueCursor(0);
+      if (view !== 'errors' && view !== 'issues') goTo('errors');
       return;
     }
     const result = runCommandLine(text, source);
@@ -309,6 +362,8 @@ export function App(props: AppProps) {
 
   // ---- keys ----
   useKeys((ch, key) => {
+    // ink exits on a Ctrl+C that arrives alone; one inside a chunk of keys reaches us.
+    if (key.ctrl && ch === 'c') return app.exit();
     const mode = modeRef.current;
     if (mode !== 'normal') {
       if (key.escape) {
@@ -319,6 +374,7 @@ export function App(props: AppProps) {
       if (key.return) return submit(mode, inputRef.current);
       if (key.backspace || key.delete) return setInput((s) => [...s].slice(0, -1).join(''));
       if (key.ctrl && ch === 'u') return setInput('');
+      if (key.ctrl && ch === 'w') return setInput((s) => deleteWordBefore(s));
       if (ch && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) setInput((s) => s + ch);
       return;
     }
@@ -342,7 +398,7 @@ export function App(props: AppProps) {
         setMode('filter');
         setInput(query);
         setInputError(null);
-        if (view !== 'errors') goTo('errors');
+        if (view !== 'errors' && view !== 'issues') goTo('errors');
         return;
       case 'command':
         setMode('command');
@@ -374,7 +430,7 @@ export function App(props: AppProps) {
             setErrTop(0);
           }
           setStack((s) => s.slice(0, -1));
-        } else if (view !== 'errors') goTo('errors');
+        } else if (view !== 'errors' && view !== 'issues') goTo('errors');
         else if (marks.size > 0) {
           setMarks(new Set());
           say('marks cleared');
@@ -382,7 +438,10 @@ export function App(props: AppProps) {
         return;
       }
       case 'draft':
-        if (view === 'storms' && selectedStorm) {
+        if (view === 'issues' && selectedIssue) {
+          const q = issueQuery(selectedIssue.key, query);
+          startDraft({ kind: 'query', query: q }, `issue ${selectedIssue.key} ${selectedIssue.title}`, `issue-${selectedIssue.key}`);
+        } else if (view === 'storms' && selectedStorm) {
           draftStorm(selectedStorm, startDraft);
         } else if (view === 'detail' && detailId) {
           startDraft({ kind: 'errors', ids: [detailId] }, `error ${detailId}`, detailId);
@@ -443,6 +502,55 @@ export function App(props: AppProps) {
           return copy('error_id', selectedRow?.error_id);
         case 'copyTraceId':
           return copy('trace_id', selectedRow?.trace_id);
+        case 'sort': {
+          const by = SORT_KEYS[ch]?.by ?? 'time';
+          const current = sort ?? DEFAULT_SORT;
+          // The sorted column again reverses; a new column starts newest (time), largest (attempt), else A first.
+          const next: ErrorSort = current.by === by ? { by, descending: !current.descending } : { by, descending: by === 'time' || by === 'attempt' };
+          setSort(next.by === DEFAULT_SORT.by && next.descending === DEFAULT_SORT.descending ? undefined : next);
+          say(`sorted by ${SORT_KEYS[ch]?.column ?? by} ${next.descending ? '↓' : '↑'}`);
+          setErrCursor(0);
+          setErrTop(0);
+          return;
+        }
+        default:
+          return;
+      }
+    }
+    if (view === 'issues') {
+      const last = Math.max(0, issuePage.issues.length - 1);
+      const move = (c: number) => setIssueCursor(Math.max(0, Math.min(last, c)));
+      switch (cmd) {
+        case 'down':
+          return move(issueShown + 1);
+        case 'up':
+          return move(issueShown - 1);
+        case 'first':
+          return move(0);
+        case 'last':
+          return move(last);
+        case 'pageDown':
+          return move(issueShown + issuesRows - 1);
+        case 'pageUp':
+          return move(issueShown - issuesRows + 1);
+        case 'sort': {
+          const by = ISSUE_SORT_KEYS[ch]?.by;
+          if (!by) return;
+          setIssueSort(by);
+          setIssueCursor(0);
+          say(`issues by ${ISSUE_SORT_KEYS[ch]?.column ?? by} ↓`);
+          return;
+        }
+        case 'open': {
+          if (!selectedIssue) return;
+          // The issue's errors, under the filter that listed it; Esc comes back here.
+          setStack((st) => [...st, { view: 'errors', restore: { query, window: windowSpec, scope } }]);
+          setQuery(issueQuery(selectedIssue.key, query));
+          setScope(`issue ${selectedIssue.key} ${selectedIssue.title}`);
+          setErrCursor(0);
+          setErrTop(0);
+          return;
+        }
         default:
           return;
       }
@@ -510,6 +618,22 @@ export function App(props: AppProps) {
   const windowLabel = `since ${windowSpec.since}${windowSpec.until ? ` until ${windowSpec.until}` : ''}`;
   let body;
   switch (view) {
+    case 'issues':
+      body = (
+        <IssuesView
+          page={issuePage}
+          cursor={issueShown}
+          top={issueSlice.top}
+          sort={issueSort}
+          query={query}
+          filterInput={mode === 'filter' ? input : null}
+          queryError={mode === 'filter' ? inputError : issueError}
+          showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
+          width={width}
+          height={bodyHeight}
+        />
+      );
+      break;
     case 'errors':
       body = (
         <ErrorsView
@@ -522,6 +646,8 @@ export function App(props: AppProps) {
           queryError={mode === 'filter' ? inputError : queryError}
           scope={scope}
           showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
+          codeWidth={codeWidth}
+          sort={sort}
           width={width}
           height={bodyHeight}
         />

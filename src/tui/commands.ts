@@ -3,7 +3,7 @@ import type { DraftFormat, WindowSpec } from './types.js';
 
 /** What a `:` command line asks for. */
 export type CommandResult =
-  | { kind: 'view'; view: 'errors' | 'storms' | 'draft' }
+  | { kind: 'view'; view: 'issues' | 'errors' | 'storms' | 'draft' }
   | { kind: 'window'; window: WindowSpec }
   /** `until` undefined: back to "now". */
   | { kind: 'until'; until: string | undefined }
@@ -12,11 +12,11 @@ export type CommandResult =
   | { kind: 'quit' }
   | { kind: 'error'; message: string };
 
-const VIEWS = ['errors', 'storms', 'draft'] as const;
+const VIEWS = ['issues', 'errors', 'storms', 'draft'] as const;
 const FORMAT_ALIASES: Readonly<Record<string, DraftFormat>> = { text: 'text', txt: 'text', md: 'md', markdown: 'md', eml: 'eml' };
 
 /**
- * Parses a `:` command (`:errors`, `:storms`, `:draft`, `:since 1h`, `:until <time>|now`,
+ * Parses a `:` command (`:issues`, `:errors`, `:storms`, `:draft`, `:since 1h`, `:until <time>|now`,
  * `:format md`, `:w [path]`, `:q`). Time arguments are checked with the same parser as the
  * query language (`since:` terms), through `source.checkQuery`, so both accept the same text.
  * Pure apart from that check.
@@ -45,6 +45,6 @@ export function runCommandLine(line: string, source: Pick<TuiSource, 'checkQuery
     case 'quit':
       return { kind: 'quit' };
     default:
-      return { kind: 'error', message: `unknown command :${name} (try :errors :storms :draft :since 1h :format md :w <path> :q)` };
+      return { kind: 'error', message: `unknown command :${name} (try :issues :errors :storms :draft :since 1h :format md :w <path> :q)` };
   }
 }

@@ -5,6 +5,15 @@ import type { ViewName } from './App.js';
  * (the line is cut at the terminal's width). The full list is the help view's.
  */
 export const HINTS: Readonly<Record<ViewName, readonly (readonly [string, string])[]>> = {
+  issues: [
+    ['Enter', 'its errors'],
+    ['/', 'filter'],
+    ['N/F/L', 'sort'],
+    ['d', 'draft'],
+    ['Tab', 'errors'],
+    ['?', 'help'],
+    ['q', 'quit'],
+  ],
   errors: [
     ['?', 'help'],
     ['/', 'filter'],

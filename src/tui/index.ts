@@ -7,6 +7,7 @@ import type { QueryPseudonymizer } from '../triage/compile.js';
 import { dbPathProblem } from '../triage/db-path.js';
 import { AuditStoreError, isPostgresUrl, openStoreReader, storeLabel } from '../triage/store.js';
 import { parseTimeSpec } from '../triage/time.js';
+import { TRACE_URL_ENV, traceUrlProblem } from '../triage/trace-link.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 import { createTriageSource } from './triage-source.js';
 
@@ -50,8 +51,8 @@ export interface RunTuiOptions {
   readonly until?: string;
   /** Initial filter in the query language of `aap-triage search`. @default '' */
   readonly query?: string;
-  /** View shown first. @default 'errors' */
-  readonly view?: 'errors' | 'storms';
+  /** View shown first. @default 'issues' */
+  readonly view?: 'issues' | 'errors' | 'storms';
   /** Live refresh period, milliseconds. @default 2000 */
   readonly refreshMs?: number;
   /** Folder `w` writes drafts to. @default process.cwd() */
@@ -66,7 +67,7 @@ export interface RunTuiOptions {
   readonly stdout?: NodeJS.WriteStream;
   /** Where the one-line refusals go (not a terminal, bad window, missing database). @default process.stderr */
   readonly stderr?: { write(chunk: string): unknown };
-  /** @default process.env */
+  /** @default process.env; `AAP_TRIAGE_TRACE_URL` is read from it (trace links, see src/triage/trace-link.ts). */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -74,7 +75,8 @@ export interface RunTuiOptions {
  * Runs the terminal UI until the operator quits and resolves to the exit code:
  * - 0 after `q` (or Ctrl+C);
  * - 2 when stdin or stdout is not a terminal or `CI` is set (one line on stderr naming the
- *   `--json` commands; ink is never loaded, so there is no raw-mode error), or for a bad `since`;
+ *   `--json` commands; ink is never loaded, so there is no raw-mode error), for a bad `since`,
+ *   or for an `AAP_TRIAGE_TRACE_URL` that is not an http(s) URL with `{trace_id}`;
  * - 3 when the database is missing or unreadable (the `AuditStoreError` line on stderr), or
  *   the path is a directory (`<path> is a directory, not an audit database — pass the .db file`).
  * Never throws for these; other errors propagate.
@@ -86,6 +88,12 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
   const env = options.env ?? process.env;
   if (interactiveProblem(stdin, stdout, env) !== null) {
     stderr.write(NOT_INTERACTIVE_MESSAGE + '\n');
+    return 2;
+  }
+  const traceUrl = env[TRACE_URL_ENV] || null;
+  const traceProblem = traceUrl ? traceUrlProblem(traceUrl) : null;
+  if (traceProblem) {
+    stderr.write(`aap-triage: ${traceProblem}\n`);
     return 2;
   }
   const since = options.since ?? '1h';
@@ -121,11 +129,11 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     const { renderApp } = await loading;
     await renderApp(
       {
-        source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail }),
+        source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail, traceUrl }),
         dbLabel: isPostgresUrl(options.dbPath) ? storeLabel(options.dbPath) : options.dbPath,
         window: options.until ? { since, until: options.until } : { since },
         query: options.query ?? '',
-        view: options.view ?? 'errors',
+        view: options.view ?? 'issues',
         refreshMs: options.refreshMs ?? 2000,
         draftDir: options.draftDir ?? process.cwd(),
       },

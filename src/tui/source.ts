@@ -1,3 +1,4 @@
+import type { ErrorSort } from '../triage/search.js';
 import type {
   DraftDoc,
   DraftTarget,
@@ -5,6 +6,8 @@ import type {
   ErrorPage,
   GapSummary,
   HistogramBucket,
+  IssuePage,
+  IssueSortKey,
   ResolvedWindow,
   StormView,
   WindowSpec,
@@ -24,8 +27,10 @@ export interface TuiSource {
    * terms in `query` the way the command line does.
    */
   resolveWindow(spec: WindowSpec, query: string, now: number): ResolvedWindow;
-  /** Newest first; `limit` rows from `offset`; `total` over all pages. */
-  search(query: string, window: ResolvedWindow, limit: number, offset: number): Promise<ErrorPage>;
+  /** Newest first unless `sort` says otherwise; `limit` rows from `offset`; `total` over all pages. */
+  search(query: string, window: ResolvedWindow, limit: number, offset: number, sort?: ErrorSort): Promise<ErrorPage>;
+  /** Issues in the window (errors grouped by issue key), narrowed by `query`, in `sort` order. */
+  issues(query: string, window: ResolvedWindow, sort: IssueSortKey): Promise<IssuePage>;
   /** Per-minute buckets over the window, oldest first, every minute present (zeros included). */
   histogram(query: string, window: ResolvedWindow): Promise<HistogramBucket[]>;
   /** Null when the id is not in the store. */

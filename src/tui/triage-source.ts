@@ -1,6 +1,7 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { getError } from '../triage/detail.js';
+import { listIssues } from '../triage/issues.js';
 import { draftIncident, type DraftSource } from '../triage/draft.js';
 import { parseQuery, QuerySyntaxError } from '../triage/query.js';
 import { describeGap, listGaps } from '../triage/stats.js';
@@ -13,6 +14,10 @@ import { TuiQueryError } from './source.js';
 import type { ErrorDetailView, ErrorRowView, ResolvedWindow, WindowSpec } from './types.js';
 import { formatTime } from './utils/format.js';
 import { stormParts } from './triage-storms.js';
+import { traceLink } from '../triage/trace-link.js';
+
+/** Most issues the Issues view lists (the busiest, in the chosen order). */
+const ISSUE_VIEW_LIMIT = 500;
 
 /** Options of `createTriageSource`. */
 export interface TriageSourceOptions {
@@ -22,6 +27,11 @@ export interface TriageSourceOptions {
   readonly from?: string;
   /** To address(es) of `.eml` drafts. @default DEFAULT_MAIL.to */
   readonly to?: string | string[];
+  /**
+   * Trace-link template with `{trace_id}` (`AAP_TRIAGE_TRACE_URL`), already checked with
+   * `traceUrlProblem`; the Detail view and drafts then link each trace. @default null
+   */
+  readonly traceUrl?: string | null;
 }
 
 /** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
@@ -62,6 +72,7 @@ function asQueryError(err: unknown): never {
  */
 export function createTriageSource(db: Db, options: TriageSourceOptions = {}): TuiSource {
   const pseudonymizer = options.pseudonymizer ?? null;
+  const traceUrl = options.traceUrl ?? null;
   const mail = { from: options.from ?? DEFAULT_MAIL.from, to: options.to ?? DEFAULT_MAIL.to };
   const storms = stormParts(db);
   return {
@@ -90,10 +101,37 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         until: q.until ? resolveTimeSpec(q.until, now) : base.until,
       };
     },
-    async search(query, window, limit, offset) {
+    async search(query, window, limit, offset, sort) {
       try {
-        const r = await searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer });
+        const r = await searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer, ...(sort ? { sort } : {}) });
         return { rows: r.rows.map(toRowView), total: r.total, offset: r.offset };
+      } catch (err) {
+        return asQueryError(err);
+      }
+    },
+    async issues(query, window, sort) {
+      try {
+        const list = await listIssues(db, { window, query, sort, now: window.until, pseudonymizer, limit: ISSUE_VIEW_LIMIT });
+        return {
+          total: list.total,
+          bucketMs: list.bucket_ms,
+          quietMs: list.quiet_ms,
+          issues: list.issues.map((i) => ({
+            key: i.key,
+            title: i.title,
+            code: i.code,
+            service: i.service,
+            protocol: i.protocol,
+            where: i.skill ?? i.rpc_method,
+            count: i.count,
+            clients: i.clients,
+            retryable: i.retryable,
+            first_seen: i.first_seen,
+            last_seen: i.last_seen,
+            state: i.state,
+            trend: i.trend,
+          })),
+        };
       } catch (err) {
         return asQueryError(err);
       }
@@ -117,6 +155,9 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         specSection: d.codeInfo?.specSection ?? null,
         sameTrace: d.sameTrace.map(toRowView),
         sameFingerprint: d.sameFingerprint.map(toRowView),
+        sameFingerprintCount: d.sameFingerprintCount,
+        fingerprintWindowMs: d.fingerprintWindowMs,
+        traceUrl: traceLink(traceUrl, d.error.trace_id),
       };
     },
     async gaps(window) {
@@ -139,7 +180,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             ? { kind: 'errors', ids: target.ids }
             : { kind: 'query', query: target.query, window };
       try {
-        const d = await draftIncident(db, source, { now, pseudonymizer });
+        const d = await draftIncident(db, source, { now, pseudonymizer, traceUrl });
         return d ? { subject: d.subject, text: d.text, markdown: d.markdown } : null;
       } catch (err) {
         return asQueryError(err);

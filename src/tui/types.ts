@@ -21,6 +21,8 @@ export interface ErrorRowView {
   readonly trace_id: string | null;
 }
 
+export type { ErrorSort, ErrorSortKey } from '../triage/search.js';
+
 /** A page of search results. */
 export interface ErrorPage {
   readonly rows: readonly ErrorRowView[];
@@ -28,6 +30,46 @@ export interface ErrorPage {
   readonly total: number;
   /** Index of `rows[0]` in the full result (0-based). */
   readonly offset: number;
+}
+
+/** One issue (errors grouped by their issue key, src/triage/issue-key.ts) as the Issues view shows it. */
+export interface IssueRowView {
+  /** Issue key, 16 hex digits; `issue:<key>` lists its errors. */
+  readonly key: string;
+  /** `CODE · skill-or-method · service (protocol)`. */
+  readonly title: string;
+  readonly code: string;
+  readonly service: string;
+  readonly protocol: string;
+  /** The skill or DMC-12 tool, else the JSON-RPC method. */
+  readonly where: string;
+  /** Errors in the window. */
+  readonly count: number;
+  /** Distinct clients among them. */
+  readonly clients: number;
+  /** true / false when every error said so, null when mixed or unknown. */
+  readonly retryable: boolean | null;
+  /** Epoch milliseconds, inside the window. */
+  readonly first_seen: number;
+  readonly last_seen: number;
+  /** new (first seen in the window), regressed (back after the quiet period), ongoing. */
+  readonly state: 'new' | 'regressed' | 'ongoing';
+  /** Errors per bucket over the window, oldest first. */
+  readonly trend: readonly number[];
+}
+
+/** Orders of the Issues view (those `listIssues` offers). */
+export type IssueSortKey = 'count' | 'last_seen' | 'first_seen';
+
+/** The Issues of a window. */
+export interface IssuePage {
+  readonly issues: readonly IssueRowView[];
+  /** Issues in the window (all, before the limit). */
+  readonly total: number;
+  /** Width of a trend bucket, ms. */
+  readonly bucketMs: number;
+  /** The quiet period behind `regressed`, ms. */
+  readonly quietMs: number;
 }
 
 /** Errors in one minute (or one column's worth of minutes), split by `retryable`. */
@@ -72,8 +114,14 @@ export interface ErrorDetailView {
   readonly specSection: string | null;
   /** Same trace id / upstream trace id. */
   readonly sameTrace: readonly ErrorRowView[];
-  /** Same fingerprint (the same call retried). */
+  /** Same fingerprint (the same call retried): the nearest before and after this error, oldest first. */
   readonly sameFingerprint: readonly ErrorRowView[];
+  /** All errors of the same client and fingerprint within ±`fingerprintWindowMs` (not just those shown). */
+  readonly sameFingerprintCount: number;
+  /** Milliseconds either side of this error that `sameFingerprintCount` covers. */
+  readonly fingerprintWindowMs: number;
+  /** A link to this error's trace (`AAP_TRIAGE_TRACE_URL` with its trace_id), or null. */
+  readonly traceUrl: string | null;
 }
 
 /** What an incident draft is about. */

@@ -1,10 +1,9 @@
 // The PostgreSQL audit writer (issue #19): the same sink as SQLite's (queue, drop accounting, gap
 // records, health) writing one PostgreSQL store; reconnecting when the server goes away; and no
 // password in logs, the health file or doctor.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditSink } from '../../src/audit/index.js';
-import { healthFilePath } from '../../src/audit/paths.js';
+import { readHealthRecords } from '../../src/audit/health.js';
 import { openStoreReader } from '../../src/audit/store.js';
 import { computeStats, listGaps, searchErrors } from '../../src/triage/index.js';
 import { runDoctor } from '../../src/cli/commands/doctor.js';
@@ -63,9 +62,10 @@ describe('PostgreSQL audit sink', () => {
     } finally {
       await reader.close();
     }
-    const healthText = readFileSync(healthFilePath(url), 'utf8');
-    expect(healthText).not.toContain(SECRET);
-    expect(JSON.parse(healthText).path).toBe(sink.path);
+    const records = readHealthRecords(url);
+    expect(records.length).toBeGreaterThan(0);
+    expect(JSON.stringify(records)).not.toContain(SECRET);
+    expect(records[0]?.path).toBe(sink.path);
     expect(JSON.stringify(logger.lines)).not.toContain(SECRET);
   });
 

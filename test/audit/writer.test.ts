@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ERROR_EVENT_COLUMNS, openAuditSink, readHealth } from '../../src/audit/index.js';
+import { ERROR_EVENT_COLUMNS, issueKey, openAuditSink, readHealth } from '../../src/audit/index.js';
 import type { AuditHealth } from '../../src/audit/index.js';
 import { captureLogger, count, makeEvent, rawDb, tempDir } from './helpers.js';
 
@@ -54,6 +54,8 @@ describe('SqliteAuditSink#write()', () => {
         retry_flags: JSON.stringify(e.retry_flags),
         violations: JSON.stringify(e.violations),
         conformance: JSON.stringify(e.conformance),
+        issue_key: issueKey(e),
+        subject_alt: null,
       });
     });
   });
@@ -221,12 +223,12 @@ describe('SqliteAuditSink#write()', () => {
     expect(existsSync(t.db)).toBe(false);
   });
 
-  it('writes an ok health file next to the database once it is open', async () => {
+  it('writes an ok health file next to the database once it is open, named after its service and process', async () => {
     const t = temp();
     const sink = openAuditSink({ path: t.db, logger: captureLogger(), handleSignals: false, service: 'dealer-test' });
     sink.write(makeEvent(1));
     await sink.close();
-    const file = JSON.parse(readFileSync(`${t.db}.health.json`, 'utf8'));
+    const file = JSON.parse(readFileSync(`${t.db}.health.dealer-test.${process.pid}.json`, 'utf8'));
     expect(file).toMatchObject({ state: 'ok', written: 1, path: t.db, service: 'dealer-test' });
   });
 });

@@ -153,8 +153,8 @@ describe('show and trace', () => {
     expect(r.out).toContain('Same trace (1)');
     expect(r.out).toContain('err_a2astray00000000000000000000002');
     const j = await run(['show', '--json', 'err_dmc12stray000000000000000000001']);
-    const detail = JSON.parse(j.out) as { error: { code: string }; codeInfo: { retryable: boolean }; sameTrace: unknown[]; sameFingerprint: unknown[] };
-    expect([detail.error.code, detail.codeInfo.retryable, detail.sameTrace.length, detail.sameFingerprint.length]).toEqual(['RESERVATION_CONFLICT', false, 1, 0]);
+    const detail = JSON.parse(j.out) as { error: { code: string }; code_info: { retryable: boolean }; same_trace: unknown[]; same_fingerprint: unknown[] };
+    expect([detail.error.code, detail.code_info.retryable, detail.same_trace.length, detail.same_fingerprint.length]).toEqual(['RESERVATION_CONFLICT', false, 1, 0]);
   });
 
   it('show exits 1 for an unknown id', async () => {
@@ -177,10 +177,10 @@ describe('show and trace', () => {
 describe('stats and storms', () => {
   it('stats --json counts the window with traffic rates', async () => {
     const r = await run(['stats', '--json', '--since', '2026-11-30T10:00:00Z']);
-    const s = JSON.parse(r.out) as { errors: number; traffic: { requests: number; retries: number }; byRetryable: unknown; gaps: unknown[] };
+    const s = JSON.parse(r.out) as { errors: number; traffic: { requests: number; retries: number }; by_retryable: unknown; gaps: unknown[] };
     expect(s.errors).toBe(SEED_COUNTS.total + 1);
     expect(s.traffic).toMatchObject({ requests: 3170, errors: 272, retries: 246 });
-    expect(s.byRetryable).toEqual({ true: 72, false: 83, unknown: 1 });
+    expect(s.by_retryable).toEqual({ true: 72, false: 83, unknown: 1 });
     expect(s.gaps).toEqual([]);
   });
 
@@ -255,7 +255,7 @@ describe('draft', () => {
   it('prints the text draft of a storm', async () => {
     const r = await run(['draft', '--storm', id()]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Subject: \[aap-triage\] Retry storm from client stormClientA on lead\.submit/);
+    expect(r.out).toMatch(/^Subject: \[aap-triage\] Retry storm from client stormCli on lead\.submit/);
     for (const h of ['Summary', 'Impact', 'Timeline (UTC)', 'Errors by code', 'Evidence (error_id + trace_id)', 'Requested action', 'Next update']) {
       expect(r.out).toMatch(new RegExp(`^${h.replace(/[()+]/g, '\\$&')}$`, 'm'));
     }
@@ -282,7 +282,7 @@ describe('draft', () => {
     expect(mail.from?.text).toBe('oncall@dealer.example.com');
     expect(mail.date?.getTime()).toBe(NOW);
     expect(mail.messageId).toMatch(/^<[0-9a-f-]+@dealer\.example\.com>$/);
-    expect(mail.subject).toMatch(/^\[aap-triage\] Retry storm from client stormClientA/);
+    expect(mail.subject).toMatch(/^\[aap-triage\] Retry storm from client stormCli /);
     expect(mail.text).toContain('Requested action');
     expect(raw.toString('utf8')).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
   });
@@ -361,9 +361,9 @@ describe('hash, prune, forget', () => {
 
     it('prune deletes what is older than the duration', async () => {
       // now = 11:00Z; older than 30m → everything before 10:30Z goes (storm rows, 30 healthy, 42 rate rows, their traffic).
-      const r = await run(['prune', '--json', '--db', copy.path, '--older-than', '30m']);
+      const r = await run(['prune', '--json', '--db', copy.path, '--older-than', '30m', '--force']);
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.out)).toEqual({ olderThanMs: 1_800_000, deleted: { errorEvents: 80 + 42 + 30, traffic: 5 + 3 + 30, gaps: 0 } });
+      expect(JSON.parse(r.out)).toEqual({ older_than_ms: 1_800_000, deleted: { error_events: 80 + 42 + 30, traffic: 5 + 3 + 30, gaps: 0 } });
     });
 
     it('forget deletes the rows of an email under the current key', async () => {
@@ -511,8 +511,11 @@ describe('a store with an older schema', () => {
   beforeEach(() => {
     copy = seededStore();
     const db = new Database(copy.path);
-    // As an aap-triage before migration 2 left it.
-    db.exec('DROP INDEX error_events_retries');
+    // As an aap-triage before migration 2 left it (what migrations 2 and 3 add, taken away).
+    db.exec(`DROP INDEX error_events_retries; DROP INDEX error_events_issue_time;
+      DROP TRIGGER error_events_issue_hours_insert; DROP TRIGGER error_events_issue_hours_delete;
+      DROP TABLE issue_hours; DROP TABLE client_labels;
+      ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
     db.pragma('user_version = 1');
     db.close();
     return () => copy.cleanup();

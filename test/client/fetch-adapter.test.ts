@@ -111,6 +111,18 @@ describe('server-sent events, read by hand', () => {
     expect(dealerErrorsOf(res).map((e) => [e.code, e.requestId, e.rpcMethod])).toEqual([['RATE_LIMITED', 9, 'SendStreamingMessage']]);
   });
 
+  it.skipIf(!HAVE_REFERENCE)('reads a CR-only stream whose UTF-8 and CR|LF pairs straddle chunks', async () => {
+    const aapFetch = createAapFetch({ logger: false });
+    const errorEvent = new TextEncoder().encode(`event: error\rdata: ${JSON.stringify({ jsonrpc: '2.0', id: 10, error: rateLimitedError() })}\r\r`);
+    const working = 'data: {"jsonrpc":"2.0","id":10,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_WORKING","note":"é"}}}}\r\n\r';
+    const cut = new TextEncoder().encode(working).length - 4; // inside the two bytes of é
+    const all = new Uint8Array([...new TextEncoder().encode(working), 0x0a, ...errorEvent]);
+    server.script.push({ headers: { 'content-type': 'text/event-stream' }, chunks: [all.subarray(0, cut), all.subarray(cut, cut + 4), all.subarray(cut + 4)] });
+    const res = await post(aapFetch, { ...search(10), method: 'SendStreamingMessage' });
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(all); // bytes unchanged
+    expect(dealerErrorsOf(res).map((e) => [e.code, e.requestId])).toEqual([['RATE_LIMITED', 10]]);
+  });
+
   it('cancelling the returned body closes the dealer’s endless stream', async () => {
     const aapFetch = createAapFetch({ logger: false });
     server.script.push({
@@ -124,6 +136,25 @@ describe('server-sent events, read by hand', () => {
     expect(new TextDecoder().decode(first.value)).toContain('TASK_STATE_WORKING');
     await reader.cancel();
     await expect(server.closed[0]).resolves.toBeUndefined();
+  });
+});
+
+describe('tasks that end in failure', () => {
+  it('records a rejected task (1.0 TASK_STATE_REJECTED and 0.3 rejected) inside a success like a failed one', async () => {
+    const aapFetch = createAapFetch({ logger: false });
+    const replies = [
+      { jsonrpc: '2.0', id: 11, result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_REJECTED' } } } },
+      { jsonrpc: '2.0', id: 12, result: { kind: 'task', id: 't', contextId: 'c', status: { state: 'rejected' } } },
+      { jsonrpc: '2.0', id: 13, result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_FAILED' } } } },
+    ];
+    for (const r of replies) server.script.push({ chunks: [JSON.stringify(r)] });
+    const got: unknown[] = [];
+    for (const r of replies) {
+      const res = await post(aapFetch, search(r.id));
+      await res.text();
+      got.push(dealerErrorsOf(res).map((e) => [e.code, e.form, e.requestId]));
+    }
+    expect(got).toEqual([[['TASK_REJECTED', 'task-failed', 11]], [['TASK_REJECTED', 'task-failed', 12]], [['TASK_FAILED', 'task-failed', 13]]]);
   });
 });
 

@@ -9,6 +9,8 @@ import {
   allPanels,
   dataPanels,
   DASHBOARD_PATH,
+  leMatchesBothSpellings,
+  lintExpr,
   loadDashboard,
   metricRefs,
   substitute,
@@ -107,6 +109,8 @@ describe('dashboards/aap-triage-overview.json', () => {
       'conformance violations by rule',
       'audit records written, dropped and failed',
       'audit queue size',
+      'call duration p95 by method',
+      'error ratio by method',
     ]) {
       expect(titles).toContain(want);
     }
@@ -122,6 +126,84 @@ describe('dashboards/aap-triage-overview.json', () => {
         expect(metricRefs(expr).length, `${p.title}: ${t.expr}`).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe('panel expressions (issue 18)', () => {
+  const targets = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `${p.title} ${t.refId}`, expr: t.expr })));
+
+  it('pass the PromQL lint: le matchers hold on Prometheus 2 and 3, counters only inside rate/increase, quantiles over sum by (le)', () => {
+    expect(targets.length).toBeGreaterThanOrEqual(17);
+    expect(targets.flatMap((t) => lintExpr(t.expr).map((f) => `${t.where}: ${f}`))).toEqual([]);
+  });
+
+  it('match the first-attempt bucket in the retry ratio and amplification panels under both spellings', () => {
+    for (const title of ['Retry ratio', 'Amplification (attempts per distinct request)']) {
+      const expr = panels.find((p) => p.title === title)?.targets?.[0]?.expr ?? '';
+      const le = /\ble=~"([^"]*)"/.exec(expr)?.[1] ?? '';
+      expect(new RegExp(`^(?:${le})$`).test('1'), title).toBe(true);
+      expect(new RegExp(`^(?:${le})$`).test('1.0'), title).toBe(true);
+      expect(new RegExp(`^(?:${le})$`).test('2'), title).toBe(false);
+    }
+  });
+
+  it('colour the attempt buckets 4, 5 and +Inf whether Prometheus names them 4 or 4.0', () => {
+    const bars = panels.find((p) => p.title === 'Attempts histogram') as unknown as {
+      fieldConfig: { overrides: { matcher: { id: string; options: string } }[] };
+    };
+    const matchers = bars.fieldConfig.overrides.map((o) => o.matcher);
+    expect(matchers.length).toBe(3);
+    for (const m of matchers) expect(m.id).toBe('byRegexp');
+    const colouredBy = (name: string): number => matchers.filter((m) => new RegExp(m.options).test(name)).length;
+    for (const name of ['4', '4.0', '5', '5.0', '+Inf']) expect(colouredBy(name), name).toBe(1);
+    for (const name of ['1', '1.0', '2', '3.0', '14', '45']) expect(colouredBy(name), name).toBe(0);
+  });
+
+  it('takes the error ratios from the duration histogram: calls with error.type over all calls', () => {
+    for (const title of ['Error ratio', 'Error ratio by method']) {
+      const expr = panels.find((p) => p.title === title)?.targets?.[0]?.expr ?? '';
+      expect(expr, title).toContain('error_type!=""');
+      expect(expr, title).toMatch(/rpc_server_call_duration\(_seconds\)\?_count/);
+      expect(expr, title).not.toContain('aap_server_errors_total');
+    }
+  });
+
+  it('has a latency panel by method: histogram_quantile over sum by (le, rpc_method)', () => {
+    const expr = panels.find((p) => p.title === 'Call duration p95 by method')?.targets?.[0]?.expr ?? '';
+    expect(expr).toMatch(/^histogram_quantile\(0\.95, sum by \(le, rpc_method\) \(rate\(/);
+  });
+
+  it('lists what it needs in __requires: Grafana 10.4, the Prometheus datasource and every panel type it uses', () => {
+    const requires = (dashboard as unknown as { __requires: { type: string; id: string; version: string }[] }).__requires;
+    expect(requires).toContainEqual(expect.objectContaining({ type: 'grafana', id: 'grafana', version: '10.4.0' }));
+    expect(requires).toContainEqual(expect.objectContaining({ type: 'datasource', id: 'prometheus' }));
+    const types = new Set(panels.map((p) => p.type));
+    expect(requires.filter((r) => r.type === 'panel').map((r) => r.id).sort()).toEqual([...types].sort());
+  });
+});
+
+describe('lintExpr', () => {
+  it('flags an integer le literal, and accepts a matcher for both spellings', () => {
+    expect(lintExpr('rate(x_bucket{le="1"}[1m])')).toEqual([expect.stringContaining('le="1"')]);
+    expect(lintExpr('rate(x_bucket{le=~"1|2"}[1m])')).toHaveLength(1);
+    expect(lintExpr('rate(x_bucket{le="+Inf"}[1m])')).toEqual([]);
+    expect(lintExpr('rate(x_bucket{le=~"1|1[.]0"}[1m])')).toEqual([]);
+    expect(lintExpr('rate(x_bucket{le=~"1(\\\\.0)?"}[1m])')).toEqual([]);
+    expect(leMatchesBothSpellings('=', '0.005')).toBe(true);
+  });
+
+  it('flags a counter outside rate or increase, named or by __name__ regex, and not a gauge', () => {
+    expect(lintExpr('sum(aap_server_errors_total)')).toEqual(['counter aap_server_errors_total outside rate()/increase()']);
+    expect(lintExpr('sum({__name__=~"d(_seconds)?_count", job="a"})')).toHaveLength(1);
+    expect(lintExpr('sum(rate(d_count{job="a"}[1m])) / sum(d_sum)')).toEqual(['counter d_sum outside rate()/increase()']);
+    expect(lintExpr('sum(increase(x_total{a="b"}[$__range])) or vector(0)')).toEqual([]);
+    expect(lintExpr('sum by (instance) (aap_audit_queue_size{job=~"$service"})')).toEqual([]);
+  });
+
+  it('flags histogram_quantile not over sum by (le)', () => {
+    expect(lintExpr('histogram_quantile(0.9, rate(d_bucket[1m]))')).toHaveLength(1);
+    expect(lintExpr('histogram_quantile(0.9, sum by (job) (rate(d_bucket[1m])))')).toHaveLength(1);
+    expect(lintExpr('histogram_quantile(0.9, sum by (le, rpc_method) (rate(d_bucket[1m])))')).toEqual([]);
   });
 });
 

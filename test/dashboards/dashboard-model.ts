@@ -145,3 +145,99 @@ export function metricRefs(expr: string): MetricRef[] {
 export function refMatches(ref: MetricRef, name: string): boolean {
   return ref.kind === 'name' ? ref.name === name : new RegExp(`^(?:${ref.pattern})$`).test(name);
 }
+
+/** Series that are counters on the wire: `_total`, and a histogram's `_bucket`, `_count`, `_sum`. */
+const COUNTER_SUFFIX = /(_total|_bucket|_count|_sum)$/;
+
+/** Whether a metric reference selects counter series (for a `__name__` regex: by how it ends). */
+export function isCounterRef(ref: MetricRef): boolean {
+  return COUNTER_SUFFIX.test(ref.kind === 'name' ? ref.name : ref.pattern.replace(/[)$]+$/, ''));
+}
+
+/** One vector selector of an expression: where it starts and ends, and the metric it names. */
+interface Selector {
+  start: number;
+  end: number;
+  ref: MetricRef;
+}
+
+/** Same-length masking, so indices into the masked text are indices into the expression. */
+const blank = (s: string): string => ' '.repeat(s.length);
+
+/**
+ * The vector selectors of an expression, each with its span (`name{…}`, `name`, or `{__name__…}`,
+ * the range `[…]` excluded). Same reach as `metricRefs`: the dashboard's own PromQL, not all PromQL.
+ */
+export function selectors(expr: string): Selector[] {
+  const masked = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, (m) => `"${blank(m.slice(2))}"`)
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, blank);
+  const out: Selector[] = [];
+  const braces = [...masked.matchAll(/\{[^}]*\}/g)].map((m) => ({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }));
+  const braceAt = (i: number): { start: number; end: number } | undefined => braces.find((b) => b.start === i);
+  const inBraces = (i: number): boolean => braces.some((b) => i > b.start && i < b.end);
+  const inRange = (i: number): boolean => {
+    const open = masked.lastIndexOf('[', i);
+    return open !== -1 && masked.indexOf(']', open) >= i;
+  };
+  for (const m of masked.matchAll(/[A-Za-z_:][A-Za-z0-9_:]*/g)) {
+    const i = m.index ?? 0;
+    const word = m[0];
+    if (inBraces(i) || inRange(i) || /[0-9.]/.test(masked[i - 1] ?? '')) continue;
+    const after = masked.slice(i + word.length).trimStart();
+    if (after.startsWith('(') || PROMQL_KEYWORDS.has(word.toLowerCase())) continue;
+    const b = braceAt(i + word.length);
+    out.push({ start: i, end: b ? b.end : i + word.length, ref: { kind: 'name', name: word } });
+  }
+  for (const b of braces) {
+    const prev = masked[b.start - 1] ?? '';
+    if (/[A-Za-z0-9_:]/.test(prev)) continue; // belongs to a named selector
+    const name = /__name__\s*(=~|=)\s*"((?:[^"\\]|\\.)*)"/.exec(expr.slice(b.start, b.end));
+    if (!name) continue;
+    const ref: MetricRef = name[1] === '=~' ? { kind: 'regex', pattern: name[2] ?? '' } : { kind: 'name', name: name[2] ?? '' };
+    out.push({ start: b.start, end: b.end, ref });
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Whether a bucket-bound matcher value means the same under Prometheus 2 (`le="1"`) and 3
+ * (`le="1.0"`, bounds stored as floats; prometheus/prometheus docs/migration.md): for every
+ * integer bound 0…100, it matches `N` exactly when it matches `N.0`.
+ */
+export function leMatchesBothSpellings(op: string, value: string): boolean {
+  const isRegex = op === '=~' || op === '!~';
+  const matches = (s: string): boolean => (isRegex ? new RegExp(`^(?:${value})$`).test(s) : value === s);
+  for (let n = 0; n <= 100; n++) if (matches(String(n)) !== matches(`${n}.0`)) return false;
+  return true;
+}
+
+/**
+ * Lints one panel expression; returns what is wrong, empty when nothing is:
+ * - every `le` matcher matches a bound under both its Prometheus 2 and 3 spelling (no integer literal);
+ * - every counter series (`_total`, `_bucket`, `_count`, `_sum`) is read only inside `rate(…[…])`
+ *   or `increase(…[…])`: a raw counter resets with the process and is meaningless on a graph;
+ * - every `histogram_quantile(φ, …)` aggregates its buckets with `sum by (le, …)`.
+ */
+export function lintExpr(expr: string): string[] {
+  const findings: string[] = [];
+  for (const m of expr.matchAll(/\ble\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"/g)) {
+    const op = m[1] ?? '=';
+    const value = (m[2] ?? '').replace(/\\\\/g, '\\');
+    if (!leMatchesBothSpellings(op, value)) findings.push(`le${op}"${m[2]}" does not match both le="N" and le="N.0" (Prometheus 3)`);
+  }
+  for (const s of selectors(expr)) {
+    if (!isCounterRef(s.ref)) continue;
+    const before = expr.slice(0, s.start).trimEnd();
+    const after = expr.slice(s.end).trimStart();
+    const name = s.ref.kind === 'name' ? s.ref.name : s.ref.pattern;
+    if (!/\b(rate|increase)\s*\($/.test(before) || !after.startsWith('[')) findings.push(`counter ${name} outside rate()/increase()`);
+  }
+  for (const m of expr.matchAll(/histogram_quantile\s*\(\s*[^,]+,\s*/g)) {
+    const rest = expr.slice((m.index ?? 0) + m[0].length);
+    const by = /^sum\s+by\s*\(([^)]*)\)/.exec(rest);
+    const labels = by ? (by[1] ?? '').split(',').map((l) => l.trim()) : [];
+    if (!labels.includes('le')) findings.push(`histogram_quantile not over sum by (le, …): ${rest.slice(0, 40)}…`);
+  }
+  return findings;
+}

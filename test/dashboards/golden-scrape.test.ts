@@ -29,7 +29,7 @@ interface GoldenFamily {
 const GOLDEN: GoldenFamily[] = [
   {
     otel: 'rpc.server.call.duration', unit: 's', family: 'rpc_server_call_duration', type: 'histogram',
-    always: ['rpc_method', 'aap_protocol', 'rpc_system_name'], sometimes: ['aap_skill', 'error_type'],
+    always: ['rpc_method', 'aap_protocol', 'rpc_system_name'], sometimes: ['aap_skill', 'error_type', 'rpc_status_code'],
   },
   {
     otel: 'aap.server.errors', unit: '{error}', family: 'aap_server_errors_total', type: 'counter',
@@ -53,7 +53,8 @@ const GOLDEN: GoldenFamily[] = [
   },
   { otel: 'aap.audit.queue.size', unit: '{record}', family: 'aap_audit_queue_size', type: 'gauge', always: [], sometimes: [] },
 ];
-const SCOPE_LABELS = ['otel_scope_name', 'otel_scope_version'];
+// The scope's schema URL is the semconv version the names follow (issue 13).
+const SCOPE_LABELS = ['otel_scope_name', 'otel_scope_version', 'otel_scope_schema_url'];
 
 /** Series names a family yields. */
 function seriesNames(family: string, type: PromType): string[] {

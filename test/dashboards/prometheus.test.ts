@@ -2,13 +2,15 @@
 // from the Debian package, started here on a loopback port with a temp config and TSDB, scrapes
 // the demo's two instrumented dealer agents every second while the buyer simulator runs; then
 // each panel target, template variables substituted as Grafana would, must return at least one
-// series, and each variable query must return values.
+// series, and each variable query must return values. Two servers scrape the same traffic: one
+// stores bucket bounds as scraped (`le="1"`, Prometheus 2), one as floats (`le="1.0"`, what
+// Prometheus 3 stores), and every check runs against both (issue 18).
 //
 // Without the binary: fails when CI=true (CI installs it), skips locally with the reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataPanels, loadDashboard, substitute, variableQuery, type Substitutions } from './dashboard-model.js';
 import { startInstrumentedDemo, type InstrumentedDemo } from './demo-traffic.js';
-import { findPrometheus, startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { findPrometheus, startPrometheus, type BucketLabels, type RunningPrometheus } from './prometheus.js';
 
 const PROMETHEUS = findPrometheus();
 const IN_CI = process.env.CI === 'true';
@@ -21,31 +23,34 @@ const { dashboard } = loadDashboard();
 const targets = dataPanels(dashboard).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, refId: t.refId, expr: t.expr })));
 
 let demo: InstrumentedDemo | undefined;
-let prom: RunningPrometheus | undefined;
+const SPELLINGS: readonly BucketLabels[] = ['as-scraped', 'float'];
+const proms = new Map<BucketLabels, RunningPrometheus>();
 
 beforeAll(async () => {
   if (!runIt) return;
   if (!PROMETHEUS) throw new Error(`CI=true but ${MISSING}`);
   demo = await startInstrumentedDemo();
-  prom = await startPrometheus(demo.endpoints, { scrapeIntervalS: 1, bin: PROMETHEUS });
-  await prom.waitForScrapes(1, 15_000);
+  for (const bucketLabels of SPELLINGS) {
+    proms.set(bucketLabels, await startPrometheus(demo.endpoints, { scrapeIntervalS: 1, bin: PROMETHEUS, bucketLabels }));
+  }
+  for (const p of proms.values()) await p.waitForScrapes(1, 15_000);
   await demo.runTraffic(TRAFFIC_MS);
   // Let two more scrapes pick up the end of the traffic.
   await new Promise((r) => setTimeout(r, 2_500));
 }, 60_000);
 
 afterAll(async () => {
-  await prom?.stop();
+  for (const p of proms.values()) await p.stop();
   await demo?.close();
 });
 
 /** Runs every target with `values`; returns the failures as readable lines. */
-async function emptyTargets(values: Substitutions): Promise<string[]> {
+async function emptyTargets(prom: RunningPrometheus, values: Substitutions): Promise<string[]> {
   const failures: string[] = [];
   for (const t of targets) {
     const expr = substitute(t.expr, values);
     try {
-      const series = await prom!.query(expr);
+      const series = await prom.query(expr);
       if (series.length === 0) failures.push(`${t.panel} ${t.refId}: no series for ${expr}`);
     } catch (err) {
       failures.push(`${t.panel} ${t.refId}: ${(err as Error).message}`);
@@ -54,7 +59,20 @@ async function emptyTargets(values: Substitutions): Promise<string[]> {
   return failures;
 }
 
-describe.runIf(runIt)('dashboard queries against a real Prometheus scraping the instrumented demo', () => {
+
+describe.runIf(runIt).each(SPELLINGS)('dashboard queries against a real Prometheus (bucket bounds %s) scraping the instrumented demo', (spelling) => {
+  let prom: RunningPrometheus | undefined;
+  beforeAll(() => {
+    prom = proms.get(spelling);
+  });
+
+  it('stores the first attempt bucket as this spelling says', async () => {
+    const le = (await prom!.query('aap_server_request_attempts_bucket')).map((s) => s.metric.le);
+    expect(le).toContain(spelling === 'float' ? '1.0' : '1');
+    expect(le).not.toContain(spelling === 'float' ? '1' : '1.0');
+    expect(le).toContain('+Inf');
+  });
+
   it('scraped both dealer agents, as jobs named after their services', async () => {
     const up = await prom!.query('up');
     expect(up.map((s) => `${s.metric.job}=${s.value[1]}`).sort()).toEqual(['demo-motors-aap=1', 'demo-motors-dmc12=1']);
@@ -62,18 +80,18 @@ describe.runIf(runIt)('dashboard queries against a real Prometheus scraping the 
 
   it('answers every target of every panel with at least one series when every variable is All', async () => {
     expect(targets.length).toBeGreaterThanOrEqual(14);
-    expect(await emptyTargets({ service: '.*', protocol: '.*', skill: '.*' })).toEqual([]);
+    expect(await emptyTargets(prom!, { service: '.*', protocol: '.*', skill: '.*' })).toEqual([]);
   });
 
   it('answers every target with one service, protocol and skill selected (Grafana escapes single values as regex)', async () => {
     // Grafana interpolates a single value into a =~ matcher regex-escaped: `inventory\.search`,
     // written `inventory\\.search` inside the PromQL string.
-    expect(await emptyTargets({ service: 'demo-motors-aap', protocol: 'aap', skill: 'inventory\\\\.search' })).toEqual([]);
+    expect(await emptyTargets(prom!, { service: 'demo-motors-aap', protocol: 'aap', skill: 'inventory\\\\.search' })).toEqual([]);
   });
 
   it('answers every target with several values selected (Grafana joins them as (a|b))', async () => {
     expect(
-      await emptyTargets({ service: '(demo-motors-aap|demo-motors-dmc12)', protocol: '(aap|dmc12)', skill: '(inventory\\\\.search|create_reservation)' }),
+      await emptyTargets(prom!, { service: '(demo-motors-aap|demo-motors-dmc12)', protocol: '(aap|dmc12)', skill: '(inventory\\\\.search|create_reservation)' }),
     ).toEqual([]);
   });
 
@@ -111,6 +129,20 @@ describe.runIf(runIt)('dashboard queries against a real Prometheus scraping the 
     const flags = (await prom!.query(substitute(byTitle('Retry violations by flag')[0]!.expr, all))).map((s) => s.metric.aap_retry_flag);
     expect(flags).not.toContain('none');
     expect(flags).toContain('no_backoff');
+
+    const amplification = await scalar(byTitle('Amplification (attempts per distinct request)')[0]!.expr);
+    expect(amplification).toBeGreaterThan(1);
+    expect(Number.isFinite(amplification)).toBe(true);
+    const series = async (title: string) => prom!.query(substitute(byTitle(title)[0]!.expr, all));
+    const p95ByMethod = await series('Call duration p95 by method');
+    expect(p95ByMethod.map((s) => s.metric.rpc_method)).toEqual(expect.arrayContaining(['SendMessage', 'tools/call']));
+    for (const s of p95ByMethod) if (s.value[1] !== 'NaN') expect(Number(s.value[1])).toBeGreaterThan(0);
+    const errorsByMethod = await series('Error ratio by method');
+    expect(errorsByMethod.map((s) => s.metric.rpc_method)).toEqual(expect.arrayContaining(['SendMessage', 'tools/call']));
+    for (const s of errorsByMethod) {
+      expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
+      expect(Number(s.value[1])).toBeLessThanOrEqual(1);
+    }
   });
 });
 

@@ -72,7 +72,18 @@ export function freePort(): Promise<number> {
   });
 }
 
-function configYaml(targets: readonly ScrapeTarget[], scrapeIntervalS: number): string {
+/**
+ * How stored bucket bounds are spelled: `as-scraped` keeps the exporter's `le="1"` (Prometheus 2);
+ * `float` stores integer bounds as floats, `le="1.0"`, as Prometheus 3 does
+ * (prometheus/prometheus docs/migration.md, "le and quantile label values"), emulated with a
+ * metric relabel rule so the Debian package's Prometheus 2 can stand in for both.
+ */
+export type BucketLabels = 'as-scraped' | 'float';
+
+/** The relabel rule that rewrites `le="N"` to `le="N.0"` (fully anchored, as Prometheus anchors it). */
+const FLOAT_LE = [{ source_labels: ['le'], regex: '([0-9]+)', target_label: 'le', replacement: '${1}.0', action: 'replace' }];
+
+function configYaml(targets: readonly ScrapeTarget[], scrapeIntervalS: number, bucketLabels: BucketLabels): string {
   // JSON is valid YAML, and it saves a YAML dependency.
   return JSON.stringify({
     global: { scrape_interval: `${scrapeIntervalS}s`, scrape_timeout: `${scrapeIntervalS}s`, evaluation_interval: '1s' },
@@ -80,6 +91,7 @@ function configYaml(targets: readonly ScrapeTarget[], scrapeIntervalS: number): 
       job_name: t.job,
       metrics_path: t.metricsPath ?? '/metrics',
       static_configs: [{ targets: [t.address] }],
+      ...(bucketLabels === 'float' ? { metric_relabel_configs: FLOAT_LE } : {}),
     })),
   });
 }
@@ -94,19 +106,20 @@ async function getJson<T>(url: string): Promise<T> {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Starts Prometheus scraping `targets` every `scrapeIntervalS` seconds (default 1) and resolves
+ * Starts Prometheus scraping `targets` every `scrapeIntervalS` seconds (default 1), storing bucket
+ * bounds as `bucketLabels` says (default `as-scraped`), and resolves
  * once it answers `/-/ready`. Throws if the binary is missing or it is not ready within 20 s
  * (the error carries its stderr).
  */
 export async function startPrometheus(
   targets: readonly ScrapeTarget[],
-  options: { scrapeIntervalS?: number; bin?: string } = {},
+  options: { scrapeIntervalS?: number; bin?: string; bucketLabels?: BucketLabels } = {},
 ): Promise<RunningPrometheus> {
   const bin = options.bin ?? findPrometheus();
   if (!bin) throw new Error('prometheus binary not found (apt-get install prometheus, or set PROMETHEUS_BIN)');
   const dir = mkdtempSync(join(tmpdir(), 'aap-triage-prom-'));
   const configPath = join(dir, 'prometheus.yml');
-  writeFileSync(configPath, configYaml(targets, options.scrapeIntervalS ?? 1));
+  writeFileSync(configPath, configYaml(targets, options.scrapeIntervalS ?? 1, options.bucketLabels ?? 'as-scraped'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let stderr = '';

@@ -49,8 +49,8 @@ describe('analyseDemo + renderDemoReport', () => {
   });
 
   it('shows storm clients in the short form of the incident draft subject', () => {
-    expect(report).toMatch(new RegExp(`^  storm-\\S+  client ${STORM_CLIENT.slice(0, 12)}$`, 'm'));
-    expect(report).toMatch(new RegExp(`^  storm-\\S+  client ${RATE_CLIENT.slice(0, 12)}$`, 'm'));
+    expect(report).toMatch(new RegExp(`^  storm-\\S+  client ${STORM_CLIENT.slice(0, 8)}$`, 'm'));
+    expect(report).toMatch(new RegExp(`^  storm-\\S+  client ${RATE_CLIENT.slice(0, 8)}$`, 'm'));
   });
 
   it('gives a bare JSON-RPC code its meaning (DMC-12 -32001: bad bearer token, HTTP 401)', () => {

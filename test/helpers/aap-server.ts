@@ -33,6 +33,8 @@ export interface AapServerOptions {
   triage?: Triage | null;
   /** Where an extra `express.json()` sits relative to the middleware. @default 'none' */
   parser?: 'before' | 'after' | 'none';
+  /** Mount `triage.errorHandler()` after the routes. @default false */
+  errorHandler?: boolean;
 }
 
 export interface AapServer {
@@ -45,6 +47,8 @@ export interface AapServer {
 }
 
 const ROLE_AGENT = 2;
+/** A2A 1.0 `TaskState.TASK_STATE_REJECTED` (the SDK's enum value; `rejected` in 0.3). */
+const TASK_STATE_REJECTED = 7;
 
 function skillData(parts: readonly { content?: { $case: string; value: unknown } | undefined }[] | undefined): Record<string, unknown> {
   const c = parts?.[0]?.content;
@@ -61,6 +65,13 @@ class DealerExecutor implements AgentExecutor {
     const data = skillData(ctx.userMessage.parts);
     if (typeof data.fail === 'string') throw aapErrorFrom(data.fail, data);
     if (data.crash === true) throw new Error('executor crashed');
+    if (data.reject === true) {
+      // The agent declines the task (A2A TaskState REJECTED = 7): a success envelope holding a failure.
+      const status = { state: TASK_STATE_REJECTED, message: undefined, timestamp: new Date().toISOString() };
+      bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status, artifacts: [], history: [], metadata: undefined }));
+      bus.finished();
+      return;
+    }
     const type = typeof data.type === 'string' ? data.type.replace(/\.request$/, '.response') : 'unknown.response';
     bus.publish(
       AgentEvent.message({
@@ -154,6 +165,7 @@ export async function startAapServer(options: AapServerOptions = {}): Promise<Aa
   if (parser === 'after') app.use(express.json());
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  if (options.triage && options.errorHandler) app.use(options.triage.errorHandler());
   return {
     url,
     rpcUrl: `${url}${JSONRPC_PATH}`,

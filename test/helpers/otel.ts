@@ -3,7 +3,9 @@
  * meter provider with a reader collected on demand.
  */
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import type { DataPoint, Histogram, MetricData } from '@opentelemetry/sdk-metrics';
+import type { DataPoint, Histogram, MetricData, ScopeMetrics } from '@opentelemetry/sdk-metrics';
+
+type InstrumentationScope = ScopeMetrics['scope'];
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -24,6 +26,8 @@ export interface TestOtel {
   reset(): void;
   /** All metric data points by instrument name. */
   metrics(): Promise<Map<string, MetricData>>;
+  /** The instrumentation scopes that have metrics. */
+  metricScopes(): Promise<InstrumentationScope[]>;
 }
 
 /**
@@ -46,6 +50,10 @@ export function setupOtel(): TestOtel {
       const out = new Map<string, MetricData>();
       for (const sm of resourceMetrics.scopeMetrics) for (const m of sm.metrics) out.set(m.descriptor.name, m);
       return out;
+    },
+    async metricScopes() {
+      const { resourceMetrics } = await reader.collect();
+      return resourceMetrics.scopeMetrics.map((sm) => sm.scope);
     },
   };
 }

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory, ServiceParameters, withA2AExtensions } from '@a2a-js/sdk/client';
-import { AAP_CODES, ERROR_ID_PATTERN } from '../../src/protocol/index.js';
+import { AAP_CODES, ERROR_ID_PATTERN, conformanceRuleIds } from '../../src/protocol/index.js';
 import type { AapCode } from '../../src/protocol/index.js';
 import { AAP_HEADERS, TEST_EXTENSION_URI, post, sendMessageBody, startAapServer } from '../helpers/aap-server.js';
 import type { AapServer } from '../helpers/aap-server.js';
-import { waitFor } from '../helpers/otel.js';
+import { counterSum, waitFor } from '../helpers/otel.js';
 import { captureSdkConsole } from '../helpers/sdk-console.js';
 import { assertErrorSpan, createHarness, wireErrorId } from './harness.js';
 import type { Harness } from './harness.js';
@@ -134,7 +134,8 @@ describe('A2A protocol errors', () => {
     const r = await post(srv.rpcUrl, { jsonrpc: '2.0', id: 'unk-1', method: 'FetchEverything', params: {} });
     expect((r.json as { error: { code: number } }).error.code).toBe(-32601);
     const span = await h.span('unk-1');
-    expect(span.name).toBe('_OTHER');
+    // semconv 1.45: an RPC span whose method is _OTHER is named after rpc.system.name.
+    expect(span.name).toBe('jsonrpc');
     expect(span.attributes['rpc.method']).toBe('_OTHER');
     expect(span.attributes['rpc.method_original']).toBe('FetchEverything');
     const id = assertErrorSpan(span, { code: '-32601', rpcStatus: '-32601', protocol: 'jsonrpc' });
@@ -189,6 +190,8 @@ describe.each([
         expect((errorInfo?.metadata as Record<string, string>).error_id).toBe(payload.error_id);
       }
       expect(payload.error_id).toMatch(ERROR_ID_PATTERN);
+      // What the rewrite sends breaks no rule of our own checker (issue 15), in the endpoint's form.
+      expect(conformanceRuleIds(r.json, { family: 'aap', form })).toEqual([]);
       const errorId = assertErrorSpan(await hh.span(id), { code, protocol: 'aap', retryable: info.retryable });
       expect(errorId).toBe(payload.error_id);
       const ev = hh.event(errorId);
@@ -218,6 +221,33 @@ describe('hidden task failure', () => {
     expect(ev.jsonrpc_code).toBeNull();
     expect(JSON.stringify(h.logLine(id))).not.toContain('executor crashed');
     expect(sdkConsole.lines.map(maskIds)).toEqual(['Agent execution failed for message UUID:']);
+  });
+});
+
+describe('rejected task', () => {
+  it('records a REJECTED task like a failed one: audit row, span status ERROR, error metric', async () => {
+    const errorsBefore = counterSum((await h.otel.metrics()).get('aap.server.errors'), { 'error.type': 'TASK_REJECTED' });
+    const r = await post(srv.rpcUrl, sendMessageBody('task-rej', 'inventory.search', { reject: true }));
+    const result = (r.json as { result: { task: { status: { state: string } } } }).result;
+    expect(result.task.status.state).toBe('TASK_STATE_REJECTED');
+    const id = assertErrorSpan(await h.span('task-rej'), { code: 'TASK_REJECTED', protocol: 'a2a' });
+    const ev = h.event(id);
+    expect(ev).toMatchObject({ code: 'TASK_REJECTED', protocol: 'a2a', jsonrpc_code: null });
+    // The checker's finding: a refusal hidden in a success carries no typed aap.error.
+    expect(ev.conformance).toContain('aap.typed-payload-present');
+    const m = await h.otel.metrics();
+    expect(counterSum(m.get('aap.server.errors'), { 'error.type': 'TASK_REJECTED', 'aap.protocol': 'a2a' }) - errorsBefore).toBe(1);
+  });
+
+  it('records a REJECTED task in a stream too', async () => {
+    const res = await fetch(srv.rpcUrl, {
+      method: 'POST',
+      headers: AAP_HEADERS,
+      body: JSON.stringify(sendMessageBody('sse-rej', 'inventory.search', { reject: true }, 'SendStreamingMessage')),
+    });
+    expect(await res.text()).toContain('TASK_STATE_REJECTED');
+    const id = assertErrorSpan(await h.span('sse-rej'), { code: 'TASK_REJECTED', protocol: 'a2a' });
+    expect(h.event(id).code).toBe('TASK_REJECTED');
   });
 });
 

@@ -68,7 +68,9 @@ export function createHarness(options: TriageOptions = {}): Harness {
 export function assertErrorSpan(span: ReadableSpan, expected: { code: string; rpcStatus?: string | null; protocol: string; retryable?: boolean | null }): string {
   expect(span.status.code).toBe(SpanStatusCode.ERROR);
   expect(span.status.message ?? '').toBe('');
-  expect(span.attributes['error.type']).toBe(expected.code);
+  // semconv 1.45 RPC rule: error.type is the JSON-RPC status code when an error member was
+  // returned, else the domain code; the domain code is always in aap.error.code.
+  expect(span.attributes['error.type']).toBe(span.attributes['rpc.status_code'] ?? expected.code);
   expect(span.attributes['aap.error.code']).toBe(expected.code);
   expect(span.attributes['aap.protocol']).toBe(expected.protocol);
   if (expected.rpcStatus !== undefined) expect(span.attributes['rpc.status_code']).toBe(expected.rpcStatus ?? undefined);

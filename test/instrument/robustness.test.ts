@@ -110,6 +110,38 @@ describe('server-sent events from a hand-written handler', () => {
   });
 });
 
+describe('server-sent events with CR-only line endings and characters split across writes', () => {
+  it('records the error event of a CR-only stream whose UTF-8 and CR|LF pairs straddle writes', async () => {
+    const hh = createHarness();
+    const event = Buffer.from('event: error\rdata: {"jsonrpc":"2.0","id":"cr1","error":{"code":-32603,"message":"Müller 🚗 failed"}}\r\r', 'utf8');
+    const car = event.indexOf(Buffer.from('🚗', 'utf8'));
+    const listener: RequestListener = (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // A success frame ending in CR, then LF opening the next write (one CRLF, not two line ends).
+        res.write('data: {"jsonrpc":"2.0","id":"cr1","result":{"statusUpdate":{"status":{"state":"TASK_STATE_WORKING"}}}}\r\n\r');
+        res.write('\n');
+        res.write(event.subarray(0, car + 2)); // half of the 4-byte 🚗
+        res.end(event.subarray(car + 2));
+      });
+    };
+    const server = createServer(hh.triage.wrap(listener));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const res = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 'cr1', method: 'SendStreamingMessage', params: {} }) });
+      expect(await res.text()).toContain('Müller 🚗 failed');
+      assertErrorSpan(await hh.span('cr1'), { code: '-32603', rpcStatus: '-32603', protocol: 'jsonrpc' });
+      expect(hh.sink.events).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await hh.triage.shutdown();
+    }
+  });
+});
+
 describe('broken collaborators never reach the host', () => {
   it('keeps answering when the credential hook, the audit sink and the logger throw, and warns once per kind', async () => {
     const warnings = captureLog();

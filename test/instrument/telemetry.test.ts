@@ -49,8 +49,8 @@ describe('metrics', () => {
   it('counts calls, errors and attempts with low-cardinality labels only', async () => {
     const m = await h.otel.metrics();
     expect(histogramCount(m.get('rpc.server.call.duration'))).toBeGreaterThanOrEqual(4);
-    expect(counterSum(m.get('aap.server.errors'), { 'error.type': 'CONTACT_CONSENT_REQUIRED', 'aap.error.retryable': false, 'aap.skill': 'lead.submit' })).toBe(1);
-    expect(counterSum(m.get('aap.server.errors'), { 'error.type': 'VALIDATION_FAILED', 'aap.protocol': 'dmc12' })).toBe(1);
+    expect(counterSum(m.get('aap.server.errors'), { 'aap.error.code': 'CONTACT_CONSENT_REQUIRED', 'aap.error.retryable': false, 'aap.skill': 'lead.submit' })).toBe(1);
+    expect(counterSum(m.get('aap.server.errors'), { 'error.type': 'VALIDATION_FAILED', 'aap.error.code': 'VALIDATION_FAILED', 'aap.protocol': 'dmc12' })).toBe(1);
     expect(counterSum(m.get('aap.audit.records'), { 'aap.audit.outcome': 'written' })).toBe(h.sink.events.length);
     const allowed = new Set<string>(Object.values(METRIC_ATTRIBUTES).flat());
     allowed.add('aap.retry.flag').add('aap.conformance.rule').add('aap.audit.outcome');

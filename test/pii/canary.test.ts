@@ -19,7 +19,8 @@
  * Then it reads every byte that left the host: the database, its -wal and -shm (copied after a
  * flush while the writers are still open, and again after `shutdown()`), every other file in
  * the temp folder (the health file), the log text, every span (name, attributes, events, status,
- * links, resource) and both scrapes, and asserts that no canary appears in any encoding (raw,
+ * links, resource), every OpenTelemetry log record (the `aap.error` record per error, issue 19:
+ * body, attributes, scope, ids) and both scrapes, and asserts that no canary appears in any encoding (raw,
  * lower-cased, digits, plain SHA-256 hex/base64/base64url). The positive side: a row per error
  * path, with the caller's `client` pseudonym, the `subject` pseudonym when the request carried an
  * email or phone, the `idempotency` pseudonym, and the unknown email filter key sanitised to
@@ -33,8 +34,11 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logs } from '@opentelemetry/api-logs';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -179,6 +183,8 @@ const beforeCheckpoint = new Map<string, Buffer>();
 const afterShutdown = new Map<string, Buffer>();
 let logText = '';
 let spans: ReadableSpan[] = [];
+let otelLogs: ReadableLogRecord[] = [];
+let loggerProvider: LoggerProvider | null = null;
 const scrapes = new Map<string, string>();
 let rows: Row[] = [];
 let trafficClients: string[] = [];
@@ -206,6 +212,10 @@ beforeAll(async () => {
   const spanExporter = new InMemorySpanExporter();
   tracerProvider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] });
   tracerProvider.register();
+  // The host's logs pipeline: the `aap.error` record of every error lands here.
+  const logExporter = new InMemoryLogRecordExporter();
+  loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logExporter })] });
+  logs.setGlobalLoggerProvider(loggerProvider);
 
   pseudonymizer = loadPseudonymizer({ dbPath, create: true, env: {}, logger: log.logger });
   // The real SQLite sinks, passed in so the test can flush them and copy the WAL before the
@@ -277,6 +287,7 @@ beforeAll(async () => {
   for (const name of readdirSync(dir)) afterShutdown.set(name, readFileSync(join(dir, name)));
   logText = log.raw.join('');
   spans = spanExporter.getFinishedSpans();
+  otelLogs = [...logExporter.getFinishedLogRecords()];
   forms = canaries.all.flatMap(formsOf);
 
   const db = openAuditReader(dbPath);
@@ -294,6 +305,8 @@ afterAll(async () => {
   await dmcTriage?.shutdown();
   await dmcMeterProvider?.shutdown();
   await tracerProvider?.shutdown();
+  await loggerProvider?.shutdown();
+  logs.disable();
   for (const [k, v] of savedEnv) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
@@ -787,8 +800,10 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
 
   it('no canary in the database files and the health file after shutdown()', () => {
     expect(afterShutdown.has('audit.db')).toBe(true);
-    expect(afterShutdown.has('audit.db.health.json')).toBe(true);
-    const health = JSON.parse((afterShutdown.get('audit.db.health.json') as Buffer).toString('utf8')) as { state: string; written: number };
+    // One health file per writing service and process: audit.db.health.<service>.<pid>.json.
+    const healthName = [...afterShutdown.keys()].find((n) => /^audit\.db\.health\..+\.\d+\.json$/.test(n));
+    expect(healthName).toBeDefined();
+    const health = JSON.parse((afterShutdown.get(healthName as string) as Buffer).toString('utf8')) as { state: string; written: number };
     expect(health.state).toBe('ok');
     const leaks = [...afterShutdown].flatMap(([name, bytes]) => leaksIn(name, bytes, forms));
     expect(leaks).toEqual([]);
@@ -818,6 +833,19 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
           resource: s.resource.attributes,
           scope: s.instrumentationScope,
         }),
+        forms,
+      ),
+    );
+    expect(leaks).toEqual([]);
+  });
+
+  it('no canary in any OpenTelemetry log record (one aap.error record per audit row)', () => {
+    const records = otelLogs.filter((l) => l.eventName === 'aap.error');
+    expect(records.length).toBe(rows.length);
+    const leaks = otelLogs.flatMap((l) =>
+      leaksIn(
+        `log record ${String(l.eventName)} ${String(l.attributes.error_id ?? '')}`,
+        JSON.stringify({ eventName: l.eventName, body: l.body, attributes: l.attributes, severity: l.severityText, scope: l.instrumentationScope, resource: l.resource.attributes, spanContext: l.spanContext }),
         forms,
       ),
     );

@@ -2,7 +2,7 @@
  * The probe against real agents: the demo's AAP and DMC-12 dealers (every MUST case passes), and
  * agents with one known defect each (the right case fails), plus an address where nothing listens.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,7 @@ import { AAP_EXTENSION_URI } from '../../src/demo/constants.js';
 import { ProbeUnreachableError, renderJunit, runProbe, type ProbeReport } from '../../src/probe/index.js';
 import { main } from '../../src/cli/index.js';
 import { startMiniAgent, startStockSdkAgent, type Defect } from './fixtures/aap-agents.js';
+import { DMC12_TEST_TOKEN, startDmc12Agent, type Dmc12Defect } from './fixtures/dmc12-agent.js';
 
 const failed = (r: ProbeReport, level: 'MUST' | 'SHOULD' = 'MUST') => r.cases.filter((c) => c.verdict === 'fail' && c.level === level).map((c) => c.id);
 
@@ -41,6 +42,9 @@ describe('probe against the demo dealers', () => {
     spy.mockRestore();
     expect(report.target.family).toBe('aap');
     expect(failed(report)).toEqual([]);
+    // The one recommended case it fails, as docs/probe.md says: @a2a-js/sdk 1.3 answers a batch
+    // with one error for the whole array (JSON-RPC §6 says "should" respond with an array).
+    expect(failed(report, 'SHOULD')).toEqual(['aap.jsonrpc.batch-array']);
     expect(report.ok).toBe(true);
     expect(report.requests_sent).toBeLessThanOrEqual(25);
     const consent = report.cases.find((c) => c.id === 'aap.lead.consent-required');
@@ -49,10 +53,46 @@ describe('probe against the demo dealers', () => {
     expect(renderJunit(report)).not.toContain('<failure');
   }, 30_000);
 
+  it('as a command: exit 0, the report as --json and as --junit; the token read from the environment or a file reaches the agent', async () => {
+    const junit = join(dir, 'probe.xml');
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = { stdout: { write: (s: string | Uint8Array) => out.push(String(s)) }, stderr: { write: (s: string | Uint8Array) => err.push(String(s)) }, env };
+      const code = await main(['node', 'aap-triage', 'probe', '--rate', '50', ...args], io);
+      return { code, out: out.join(''), err: err.join('') };
+    };
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const aap = await run(['--json', '--junit', junit, dealers.aapBaseUrl]);
+    spy.mockRestore();
+    expect(aap.code).toBe(0);
+    const json = JSON.parse(aap.out) as { ok: boolean; cases: { id: string; verdict: string }[] };
+    expect(json.ok).toBe(true);
+    expect(json.cases.find((c) => c.id === 'aap.jsonrpc.batch-array')?.verdict).toBe('fail');
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testcase');
+    expect(xml).not.toContain('<failure');
+
+    const token = roster[2]!.apiKey;
+    const fromEnv = await run(['--json', dealers.dmc12RpcUrl], { AAP_TRIAGE_PROBE_TOKEN: token });
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+    const fromFile = await run(['--json', '--token-file', tokenFile, dealers.dmc12RpcUrl]);
+    for (const r of [fromEnv, fromFile]) {
+      expect(r.code).toBe(0);
+      // Without the token the cases that need it are skipped; with it none is.
+      expect((JSON.parse(r.out) as { cases: { verdict: string }[] }).cases.filter((c) => c.verdict === 'skip')).toEqual([]);
+      expect(r.out + r.err).not.toContain(token);
+    }
+    const none = await run(['--json', dealers.dmc12RpcUrl]);
+    expect((JSON.parse(none.out) as { cases: { id: string; verdict: string }[] }).cases.filter((c) => c.verdict === 'skip').length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('passes every mandatory case against the DMC-12 dealer with a partner token', async () => {
     const report = await runProbe(dealers.dmc12RpcUrl, { token: roster[2]!.apiKey });
     expect(report.target.family).toBe('dmc12');
     expect(failed(report)).toEqual([]);
+    expect(failed(report, 'SHOULD')).toEqual([]);
     expect(report.cases.filter((c) => c.verdict === 'skip')).toEqual([]);
   }, 30_000);
 });
@@ -84,6 +124,45 @@ describe('probe against broken agents', () => {
     try {
       const report = await runProbe(agent.url, { ratePerSecond: 50 });
       expect(failed(report)).toEqual([caseId]);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('as a command exits 1 when a mandatory case fails, naming it in the table', async () => {
+    const agent = await startMiniAgent('stack-traces');
+    const out: string[] = [];
+    const io = { stdout: { write: (s: string | Uint8Array) => out.push(String(s)) }, stderr: { write: () => true }, env: {} };
+    try {
+      expect(await main(['node', 'aap-triage', 'probe', '--rate', '50', agent.url], io)).toBe(1);
+      expect(out.join('')).toMatch(/all\.no-stack-trace/);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  const dmcCases: [Dmc12Defect, string][] = [
+    ['retryable-strings', 'all.retryable-boolean'],
+    ['retryable-wrong', 'dmc12.retryable.code-table'],
+    ['auth-in-envelope', 'dmc12.auth.missing-token,dmc12.auth.invalid-token'],
+  ];
+  it.each(dmcCases)('reports the DMC-12 %s defect under %s and nowhere else', async (defect, caseIds) => {
+    const agent = await startDmc12Agent(defect);
+    try {
+      const report = await runProbe(agent.url, { ratePerSecond: 50, token: DMC12_TEST_TOKEN });
+      expect(report.target.family).toBe('dmc12');
+      expect(failed(report)).toEqual(caseIds.split(','));
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('passes the DMC-12 mini agent without a defect, SHOULD cases included', async () => {
+    const agent = await startDmc12Agent('none');
+    try {
+      const report = await runProbe(agent.url, { ratePerSecond: 50, token: DMC12_TEST_TOKEN });
+      expect([...failed(report), ...failed(report, 'SHOULD')]).toEqual([]);
+      expect(report.cases.filter((c) => c.verdict === 'skip')).toEqual([]);
     } finally {
       await agent.close();
     }

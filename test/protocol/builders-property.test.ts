@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   A2A_ERRORS,
   AAP_CODES,
+  AapError,
   DMC12_CODES,
   DMC12_DOCUMENTED_LEGACY_PAIRS,
   JSONRPC_ERRORS,
@@ -19,6 +20,7 @@ import {
   checkConformance,
   errorResponse,
   successResponse,
+  toAapErrorMember,
 } from '../../src/protocol/index.js';
 
 const AAP = (Object.keys(AAP_CODES) as AapCode[]).filter((c) => !AAP_CODES[c].legacy);
@@ -89,6 +91,21 @@ describe('builders never emit what checkConformance flags', () => {
       for (const [legacy, other] of Object.entries(DMC12_DOCUMENTED_LEGACY_PAIRS))
         if (other !== code) expect(() => buildDmc12Error(code, { tool: 't', legacyError: legacy })).toThrow(/documented as/);
     }
+  });
+
+  it('AapError → toAapErrorMember: every code × form × retryable × details, with a cause kept off the wire', () => {
+    for (const code of AAP)
+      for (const form of ['2.0', 'released'] as const)
+        for (const retryable of [undefined, true, false])
+          for (const details of detailVariants(code)) {
+            const err = new AapError(code, 'Something went wrong for this request.', {
+              cause: new TypeError('boom'),
+              ...(retryable !== undefined ? { retryable } : {}),
+              ...(details !== undefined ? { details } : {}),
+            });
+            const found = checkConformance(errorResponse('r', toAapErrorMember(err, form)), { form, family: 'aap' });
+            expect(found, `${code} ${form}`).toEqual([]);
+          }
   });
 
   it('refuses RATE_LIMITED without a retry hint and draft identifiers anywhere', () => {

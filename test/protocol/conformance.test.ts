@@ -299,9 +299,13 @@ const CASES: Record<string, { pass: Array<Json | WithContext>; breaks: Array<Jso
       withContext(errorResponse('r', { code: -32600, message: 'Invalid Request' }), { httpStatus: 401, family: 'dmc12' }),
     ],
   },
+  'dmc12.retryable-boolean': {
+    pass: [dmc(), mutate(dmc, (e) => (e.result.data.retryable = false))],
+    breaks: [mutate(dmc, (e) => (e.result.data.retryable = 'true')), mutate(dmc, (e) => (e.result.data.retryable = 'False')), mutate(dmc, (e) => (e.result.data.retryable = 1))],
+  },
   'dmc12.retryable-fixed': {
-    pass: [dmc()],
-    breaks: [mutate(dmc, (e) => (e.result.data.retryable = false)), mutate(dmc, (e) => (e.result.data.retryable = 'true'))],
+    pass: [dmc(), mutate(dmc, (e) => (e.result.data.retryable = 'true'))],
+    breaks: [mutate(dmc, (e) => (e.result.data.retryable = false))],
   },
   'dmc12.error-id-format': {
     pass: [dmc()],

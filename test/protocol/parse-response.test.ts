@@ -163,6 +163,8 @@ describe('plain JSON-RPC and A2A errors', () => {
       upstreamTraceId: null,
     });
     expect(lookupCode(auth.protocol, auth.code)).toBe(DMC12_AUTH_FAILURE);
+    const withId = err(envelope({ code: -32001, message: 'Unauthorized', data: { error_id: 'err_auth' } }), { family: 'dmc12' });
+    expect(withId).toMatchObject({ protocol: 'dmc12', code: '-32001', errorId: 'err_auth' });
   });
 
   it('gives other server-defined codes on a DMC-12 call to DMC-12, and leaves standard codes to JSON-RPC', () => {
@@ -183,10 +185,58 @@ describe('plain JSON-RPC and A2A errors', () => {
     expect(err(envelope({ code: 'x', message: 'y' })).code).toBe('MALFORMED_ERROR_MEMBER');
   });
 
+  it('reads the error_id of an A2A protocol error from its ErrorInfo metadata (no typed payload carries one)', () => {
+    const info = { '@type': ERROR_INFO, reason: 'EXTENSION_SUPPORT_REQUIRED', domain: 'a2a-protocol.org' };
+    const withId = [{ ...info, metadata: { extensionUri: 'https://example.test/ext', requiredHeader: 'A2A-Extensions', error_id: 'err_a2a' } }];
+    expect(err(envelope({ code: -32008, message: 'x', data: withId }))).toMatchObject({ protocol: 'a2a', code: 'EXTENSION_SUPPORT_REQUIRED', errorId: 'err_a2a' });
+    expect(err(envelope({ code: -32008, message: 'x', data: [{ ...info, metadata: { error_id: 7 } }] })).errorId).toBeNull();
+    expect(err(envelope({ code: -32008, message: 'x', data: [info] })).errorId).toBeNull();
+  });
+
   it('keeps ids exactly as sent: 1 and "1" differ, other id types read as null', () => {
     expect(one(envelope({ code: -32603, message: 'x' }, 1)).id).toBe(1);
     expect(one(envelope({ code: -32603, message: 'x' }, '1')).id).toBe('1');
     expect(one(envelope({ code: -32603, message: 'x' }, { a: 1 })).id).toBeNull();
+  });
+});
+
+describe('odd forms read one way', () => {
+  it('reads an AAP code as ErrorInfo reason under the A2A domain as that AAP code, never as an A2A reason', () => {
+    const info = { '@type': ERROR_INFO, reason: 'RATE_LIMITED', domain: 'a2a-protocol.org', metadata: { code: 'RATE_LIMITED', error_id: 'err_x', retryable: 'true', retry_after_ms: '500' } };
+    expect(err(envelope({ code: -32000, message: 'slow down', data: [info] }))).toMatchObject({
+      protocol: 'aap',
+      form: 'errorinfo-only',
+      code: 'RATE_LIMITED',
+      retryable: true,
+      errorId: 'err_x',
+      retryAfterMs: 500,
+    });
+    // With the typed payload beside it, the payload decides; the A2A-domain info still lends its metadata.
+    const payload = aapPayload({ code: 'RATE_LIMITED', retryable: true, error_id: 'err_x' });
+    expect(err(envelope({ code: -32000, message: 'x', data: [info, payload] }))).toMatchObject({ protocol: 'aap', form: 'aap-2.0', code: 'RATE_LIMITED', retryAfterMs: 500 });
+  });
+
+  it('recognises a released payload that lost its type by its AAP code', () => {
+    const data = { code: 'VEHICLE_NOT_FOUND', message: 'No such VIN.', error_id: 'err_r', retryable: false, created_at: '2026-04-30T10:15:30Z' };
+    expect(err(envelope({ code: -32000, message: 'x', data }))).toMatchObject({ protocol: 'aap', form: 'aap-released', code: 'VEHICLE_NOT_FOUND', retryable: false, errorId: 'err_r' });
+    // An object whose code is no AAP code stays a plain JSON-RPC error.
+    expect(err(envelope({ code: -32000, message: 'x', data: { code: 'NOPE' } }))).toMatchObject({ protocol: 'jsonrpc', code: '-32000' });
+  });
+
+  it('reads a DMC-12 retryable sent as a string the same whatever its case: the code fixes it, else the word', () => {
+    const dmc = (retryable: unknown, code: string | null = 'RATE_LIMITED', legacy = 'rate_limited') => ({
+      jsonrpc: '2.0',
+      id: 'd',
+      result: { data: { error: legacy, ...(code ? { error_code: code } : {}), retryable, error_id: 'err_d' }, _metadata: { trace_id: 'trc_1' } },
+    });
+    for (const v of ['true', 'TRUE', 'True', ' true ', 'false', 'FALSE', 'yes']) {
+      expect(err(dmc(v)).retryable, v).toBe(true); // RATE_LIMITED is retryable, whatever the string says
+      expect(err(dmc(v, 'VALIDATION_FAILED', 'invalid_vin')).retryable, v).toBe(false);
+    }
+    // No code to go by (an unmapped legacy string): the word itself, case-insensitively.
+    for (const v of ['true', 'TRUE', 'True']) expect(err(dmc(v, null, 'aap_triage_unmapped')).retryable, v).toBe(true);
+    for (const v of ['false', 'FALSE', 'False']) expect(err(dmc(v, null, 'aap_triage_unmapped')).retryable, v).toBe(false);
+    expect(err(dmc('maybe', null, 'aap_triage_unmapped')).retryable).toBeNull();
   });
 });
 

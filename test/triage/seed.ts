@@ -18,7 +18,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from '../../src/audit/schema.js';
+import { issueKey } from '../../src/audit/issue-key.js';
+import { ERROR_EVENT_COLUMNS, MIGRATIONS } from '../../src/audit/schema.js';
 import type { ErrorEvent, TrafficSample } from '../../src/protocol/error-event.js';
 
 export const T0 = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -78,9 +79,7 @@ export function createStore(path: string): Database.Database {
 
 export function insertEvents(db: Database.Database, events: readonly ErrorEvent[]): void {
   const st = db.prepare(
-    `INSERT INTO error_events VALUES (@error_id, @occurred_at, @trace_id, @span_id, @upstream_trace_id, @service, @protocol,
-      @protocol_version, @rpc_method, @skill, @code, @legacy_error, @jsonrpc_code, @http_status, @retryable, @retry_after_ms,
-      @client, @fingerprint, @idempotency, @subject, @attempt, @retry_flags, @violations, @conformance, @duration_ms, @key_id)`,
+    `INSERT INTO error_events (${ERROR_EVENT_COLUMNS.join(', ')}) VALUES (${ERROR_EVENT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
   db.transaction(() => {
     for (const e of events) {
@@ -90,6 +89,10 @@ export function insertEvents(db: Database.Database, events: readonly ErrorEvent[
         retry_flags: JSON.stringify(e.retry_flags),
         violations: JSON.stringify(e.violations),
         conformance: JSON.stringify(e.conformance),
+        subject_alt: e.subject_alt ?? null,
+        // The key the store computes (src/audit/row.ts); the seed's ids are not all wire-safe, so
+        // rows go in directly rather than through eventToRow.
+        issue_key: issueKey(e),
       });
     }
   })();

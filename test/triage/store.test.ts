@@ -107,7 +107,18 @@ describe('getError and getTrace', () => {
     expect(d.codeInfo?.code).toBe('SCHEMA_VALIDATION_FAILED');
     expect(d.codeInfo?.retryable).toBe(false);
     expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3, 4]);
+    expect(d.sameFingerprintCount).toBe(3);
     expect(d.sameTrace).toEqual([]);
+  });
+
+  it('lists the retry chain nearest the error on both sides with the true count, not the oldest', async () => {
+    const [second] = (await searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 })).rows;
+    const all = (await getError(db, second!.error_id, { relatedLimit: 1000 }))!;
+    const d = (await getError(db, second!.error_id, { relatedLimit: 2 }))!;
+    expect(d.sameFingerprintCount).toBe(all.sameFingerprint.length);
+    // One before (attempt 1) and one after (attempt 3): the neighbours.
+    expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3]);
+    expect(d.fingerprintWindowMs).toBe(600_000);
   });
 
   it('relates the DMC-12 row and the A2A row through their shared trace id', async () => {
@@ -217,7 +228,7 @@ describe('findStorms', () => {
 describe('draftIncident', () => {
   it('drafts a storm with every section DESIGN §7 asks for', async () => {
     const d = (await draftIncident(db, { kind: 'storm', id: stormId(STORM_CLIENT, T0) }, { now: T0 + 3_600_000 }))!;
-    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 12)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
+    expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 8)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
     const sections = d.text.split('\n').filter((l) => /^[A-Z]/.test(l));
     expect(sections).toEqual([
       `Subject: ${d.subject}`,

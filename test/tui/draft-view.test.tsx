@@ -24,7 +24,7 @@ describe('Draft view', () => {
     await ui.press(KEY.tab, 'j', 'd');
     let f = ui.frame();
     expect(f).toMatch(/draft: storm storm-20261130T0130Z-[0-9a-f]{8} · format text/);
-    expect(f).toContain('Subject: [aap-triage] Retry storm from client cliBBBBBBBBB on lead.submit: SCHEMA_VALIDATION_FAILED');
+    expect(f).toContain('Subject: [aap-triage] Retry storm from client cliBBBBB on lead.submit: SCHEMA_VALIDATION_FAILED');
     expect(f).toMatch(/lines 1–\d+ of \d+/);
     const total = Number(/lines 1–\d+ of (\d+)/.exec(f)?.[1]);
     expect(total).toBeGreaterThan(20);
@@ -114,7 +114,7 @@ describe('Draft view', () => {
     expect(f).toContain('[draft]');
     expect(f).not.toContain('Nothing to draft yet');
     expect(f).toMatch(/draft: storm storm-20261130T0130Z-[0-9a-f]{8} · format text/);
-    expect(f).toContain('Subject: [aap-triage] Retry storm from client cliBBBBBBBBB on lead.submit');
+    expect(f).toContain('Subject: [aap-triage] Retry storm from client cliBBBBB on lead.submit');
     ui.close();
   });
 

@@ -56,7 +56,8 @@ describe('layout', () => {
   });
 
   it('cuts a wide value at a character boundary when its column is narrow', async () => {
-    const ui = renderApp(s, { columns: 70, rows: 30 });
+    // 66 columns: every column up to `att` at its minimum, one spare cell for the skill (11 < 12).
+    const ui = renderApp(s, { columns: 66, rows: 30 });
     await settle();
     await ui.press('/', 'code:VEHICLE_NOT_FOUND', KEY.enter);
     const lines = ui.frame().split('\n');

@@ -58,12 +58,13 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('runTui', () => {
-  it('draws the Errors view through ink and resolves to 0 after q', async () => {
+  it('draws the Issues view (the one it opens on) through ink and resolves to 0 after q', async () => {
     const out = new TtyOut();
     const input = new TtyIn();
     const done = runTui({ dbPath: db, stdin: input as never, stdout: out as never, stderr: sink(), env: {}, refreshMs: 0 });
-    for (let t = 0; t < 20_000 && !/rows 1–\d+ of 151/.test(out.text); t += 20) await new Promise((r) => setTimeout(r, 20));
-    expect(out.text).toMatch(/rows 1–\d+ of 151/);
+    for (let t = 0; t < 20_000 && !/issues 1–4 of 4/.test(out.text); t += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(out.text).toMatch(/\[issues\]/);
+    expect(out.text).toMatch(/issues 1–4 of 4/);
     // No alternate screen and no clear-scrollback escape, ever.
     expect(out.text).not.toContain('\u001b[?1049h');
     expect(out.text).not.toContain('\u001b[3J');

@@ -44,7 +44,8 @@ describe('Storms view', () => {
     f = ui.frame();
     expect(f).toContain('[storms]');
     // Back on the storms, the filter and window of before the drill-down are restored.
-    await ui.press(KEY.tab, KEY.tab);
+    // storms → draft → issues → errors.
+    await ui.press(KEY.tab, KEY.tab, KEY.tab);
     expect(ui.frame()).toContain(`of ${s.facts.total}`);
     ui.close();
   });

@@ -5,12 +5,15 @@ import type { Key } from 'ink';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { runCommandLine } from '../../src/tui/commands.js';
+import { traceLink, traceUrlProblem } from '../../src/triage/trace-link.js';
+import { deleteWordBefore } from '../../src/tui/App.js';
+import { clampedSelection } from '../../src/tui/hooks/use-follow-selection.js';
 import { splitChunk } from '../../src/tui/hooks/use-keys.js';
 import { interactiveProblem, isCi } from '../../src/tui/interactive.js';
-import { keyToCommand } from '../../src/tui/keys.js';
+import { ISSUE_SORT_KEYS, keyToCommand, SORT_KEYS, sortHint } from '../../src/tui/keys.js';
 import { cells, fit, truncate, truncateStart, wrapCells } from '../../src/tui/utils/cells.js';
 import { histogramGrid, mergeBuckets, sparkline } from '../../src/tui/utils/charts.js';
-import { clipboardEscape } from '../../src/tui/utils/clipboard.js';
+import { clipboardEscape, copyMessage, copyText } from '../../src/tui/utils/clipboard.js';
 import { allocateWidths, visibleSlice } from '../../src/tui/utils/layout.js';
 import { writeDraft } from '../../src/tui/utils/write-draft.js';
 
@@ -48,8 +51,16 @@ describe('layout', () => {
     expect(allocateWidths([{ min: 4 }, { min: 3, max: 10 }, { min: 2, max: 5 }], 30)).toEqual([4, 10, 5]);
   });
 
-  it('shrinks trailing columns when even the minimums do not fit', () => {
+  it('hides trailing columns whole when even the minimums do not fit, never cutting one below its minimum', () => {
     expect(allocateWidths([{ min: 4 }, { min: 4 }, { min: 4 }], 10)).toEqual([4, 4, 0]);
+    expect(allocateWidths([{ min: 4 }, { min: 4, max: 6 }, { min: 4 }], 12)).toEqual([4, 6, 0]);
+  });
+
+  it('clamps the selection into the rows of the page that exists', () => {
+    const page = (offset: number, n: number, total: number) => ({ rows: Array.from({ length: n }, () => ({}) as never), offset, total });
+    expect(clampedSelection(page(562, 20, 582), 1337)).toEqual({ top: 562, cursor: 581 });
+    expect(clampedSelection(page(0, 20, 582), 5)).toEqual({ top: 0, cursor: 5 });
+    expect(clampedSelection(page(0, 0, 0), 9)).toEqual({ top: 0, cursor: 0 });
   });
 
   it('scrolls the visible slice so the cursor stays on screen', () => {
@@ -112,6 +123,27 @@ describe('keys', () => {
     expect(keyToCommand('q', key({ ctrl: true }))).toBeNull();
   });
 
+  it('turns control characters inside a chunk into Ctrl+letter keys, never text', () => {
+    expect(splitChunk('ab\u0015cd\u0017').map(([i, k]) => [i, k.ctrl])).toEqual([
+      ['a', false],
+      ['b', false],
+      ['u', true],
+      ['c', false],
+      ['d', false],
+      ['w', true],
+    ]);
+    expect(splitChunk('\u0003')[0]).toEqual(['c', expect.objectContaining({ ctrl: true })]);
+    expect(splitChunk('x\u001cy').map(([i]) => i)).toEqual(['x', '', 'y']);
+    expect(deleteWordBefore('code:A skill:lead.submit  ')).toBe('code:A ');
+    expect(deleteWordBefore('code:A')).toBe('');
+  });
+
+  it('maps the sort keys of both lists and spells them as accelerators', () => {
+    for (const k of ['T', 'C', 'R', 'S', 'P', 'L', 'A', 'N', 'F']) expect(keyToCommand(k, key({ shift: true }))).toBe('sort');
+    expect(sortHint(SORT_KEYS)).toBe('Time Code Retry Skill Proto cLient Att');
+    expect(sortHint(ISSUE_SORT_KEYS)).toBe('couNt First Last');
+  });
+
   it('splits keys that arrived together into single keys', () => {
     expect(splitChunk('j\r').map(([i, k]) => [i, k.return])).toEqual([
       ['j', false],
@@ -165,6 +197,29 @@ describe('interactive terminal check', () => {
 });
 
 describe('clipboard and files', () => {
+  it('says sent (not copied) for OSC 52, copied only when a tool confirmed it, and why when neither worked', () => {
+    const written: string[] = [];
+    const tty = { isTTY: true, write: (c: string) => written.push(c) };
+    expect(copyText('err_1', { stdout: tty, env: {}, platform: 'linux' })).toEqual({ kind: 'sent' });
+    expect(written).toEqual(['\u001b]52;c;ZXJyXzE=\u0007']);
+    const none = copyText('err_1', { stdout: { write: () => true }, env: {}, platform: 'linux' });
+    expect(none).toEqual({ kind: 'failed', reason: 'no terminal for OSC 52 and no clipboard tool (pbcopy, wl-copy, xclip, xsel)' });
+    expect(copyMessage('error_id', 'err_1', { kind: 'sent' }).text).toBe('sent to terminal clipboard (OSC 52): err_1');
+    expect(copyMessage('error_id', 'err_1', { kind: 'copied', via: 'xclip' })).toEqual({ text: 'copied error_id (xclip): err_1', kind: 'ok' });
+    expect(copyMessage('error_id', 'err_1', none).kind).toBe('problem');
+  });
+
+  it('fills the trace-link template and refuses one without {trace_id} or not http(s)', () => {
+    expect(traceLink('https://tempo.example.com/trace/{trace_id}', 'ab12')).toBe('https://tempo.example.com/trace/ab12');
+    expect(traceLink('https://t.example.com/{trace_id}?q={trace_id}', 'a b')).toBe('https://t.example.com/a%20b?q=a%20b');
+    expect(traceLink(null, 'ab12')).toBeNull();
+    expect(traceLink('https://tempo.example.com/trace/{trace_id}', null)).toBeNull();
+    expect(traceUrlProblem('https://tempo.example.com/trace/{trace_id}')).toBeNull();
+    expect(traceUrlProblem('https://tempo.example.com/trace/')).toMatch(/must contain \{trace_id\}/);
+    expect(traceUrlProblem('javascript:alert({trace_id})')).toMatch(/http\(s\)/);
+    expect(traceUrlProblem('not a url {trace_id}')).toMatch(/http\(s\) URL/);
+  });
+
   it('builds the OSC 52 escape with the base64 of the value', () => {
     expect(clipboardEscape('err_1')).toBe('\u001b]52;c;ZXJyXzE=\u0007');
   });

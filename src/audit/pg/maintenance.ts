@@ -94,8 +94,10 @@ export async function prunePgStore(url: string, olderThanMs: number, now: number
     await requireVersion(client, label);
     let errorEvents = 0;
     let droppedPartitions = 0;
+    let droppedUntil = Number.NEGATIVE_INFINITY;
     for (const p of await listPartitions(client)) {
       if (p.to > cutoff) continue;
+      droppedUntil = Math.max(droppedUntil, p.to);
       const count = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${p.name}`);
       // DETACH first (brief lock on the parent), then DROP the now-independent table.
       await client.query(`ALTER TABLE error_events DETACH PARTITION ${p.name}`);
@@ -103,6 +105,8 @@ export async function prunePgStore(url: string, olderThanMs: number, now: number
       errorEvents += Number(count.rows[0]?.n ?? 0);
       droppedPartitions += 1;
     }
+    // Dropping fires no delete trigger: the dropped days leave issue_hours here (whole hours).
+    if (droppedPartitions > 0) await client.query('DELETE FROM issue_hours WHERE hour + 3600000 <= $1', [droppedUntil]);
     errorEvents += await deleteInChunks(
       client,
       'DELETE FROM error_events WHERE (error_id, occurred_at) IN (SELECT error_id, occurred_at FROM error_events WHERE occurred_at < $1 LIMIT $2)',
@@ -189,7 +193,7 @@ export async function truncatePgStore(url: string): Promise<boolean> {
     const version = await readPgVersion(client);
     if (version === 0) return false;
     if (version < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store: check --db`);
-    await client.query('TRUNCATE error_events, traffic, audit_gaps');
+    await client.query('TRUNCATE error_events, traffic, audit_gaps, issue_hours');
     return true;
   });
 }

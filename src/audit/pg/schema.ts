@@ -82,6 +82,65 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX error_events_retries ON error_events (occurred_at, client, skill, retry_flags) WHERE attempt > 1;
   `,
+  // 3: issues, client labels, a second subject (see schema.ts migration 3). The triggers are
+  // row-level AFTER triggers on the partitioned table (every partition has them); they fire only
+  // for rows really inserted (not for ON CONFLICT DO NOTHING) or deleted. Dropping a partition
+  // fires no trigger: prune takes the dropped days out of issue_hours itself.
+  `
+  ALTER TABLE error_events ADD COLUMN issue_key ${T};
+  ALTER TABLE error_events ADD COLUMN subject_alt ${T};
+  CREATE INDEX error_events_issue_time ON error_events (issue_key, occurred_at) WHERE issue_key IS NOT NULL;
+
+  CREATE TABLE issue_hours (
+    hour      BIGINT NOT NULL,
+    issue_key ${T} NOT NULL,
+    client    ${T} NOT NULL,
+    errors    BIGINT NOT NULL,
+    retryable BIGINT NOT NULL,
+    terminal  BIGINT NOT NULL,
+    first_at  BIGINT NOT NULL,
+    last_at   BIGINT NOT NULL,
+    PRIMARY KEY (hour, issue_key, client)
+  );
+
+  CREATE FUNCTION aap_issue_hours_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  BEGIN
+    INSERT INTO issue_hours AS h (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
+    VALUES (NEW.occurred_at - NEW.occurred_at % 3600000, NEW.issue_key, COALESCE(NEW.client, ''), 1,
+            CASE WHEN NEW.retryable = 1 THEN 1 ELSE 0 END, CASE WHEN NEW.retryable = 0 THEN 1 ELSE 0 END, NEW.occurred_at, NEW.occurred_at)
+    ON CONFLICT (hour, issue_key, client) DO UPDATE SET
+      errors = h.errors + 1,
+      retryable = h.retryable + excluded.retryable,
+      terminal = h.terminal + excluded.terminal,
+      first_at = LEAST(h.first_at, excluded.first_at),
+      last_at = GREATEST(h.last_at, excluded.last_at);
+    RETURN NULL;
+  END
+  $fn$;
+  CREATE TRIGGER error_events_issue_hours_insert AFTER INSERT ON error_events
+    FOR EACH ROW WHEN (NEW.issue_key IS NOT NULL) EXECUTE FUNCTION aap_issue_hours_insert();
+
+  CREATE FUNCTION aap_issue_hours_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  BEGIN
+    UPDATE issue_hours SET errors = errors - 1,
+           retryable = retryable - CASE WHEN OLD.retryable = 1 THEN 1 ELSE 0 END,
+           terminal = terminal - CASE WHEN OLD.retryable = 0 THEN 1 ELSE 0 END
+     WHERE hour = OLD.occurred_at - OLD.occurred_at % 3600000 AND issue_key = OLD.issue_key AND client = COALESCE(OLD.client, '');
+    DELETE FROM issue_hours
+     WHERE hour = OLD.occurred_at - OLD.occurred_at % 3600000 AND issue_key = OLD.issue_key AND client = COALESCE(OLD.client, '') AND errors <= 0;
+    RETURN NULL;
+  END
+  $fn$;
+  CREATE TRIGGER error_events_issue_hours_delete AFTER DELETE ON error_events
+    FOR EACH ROW WHEN (OLD.issue_key IS NOT NULL) EXECUTE FUNCTION aap_issue_hours_delete();
+
+  CREATE TABLE client_labels (
+    client     ${T} PRIMARY KEY NOT NULL,
+    name       TEXT NOT NULL,
+    contact    TEXT,
+    updated_at BIGINT NOT NULL
+  );
+  `,
 ];
 
 /** Schema version of a fully migrated PostgreSQL store. */

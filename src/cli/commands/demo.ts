@@ -29,6 +29,13 @@ export const demoCommand: CommandModule = {
         }
         if (!/^\d{1,9}$/.test(opts.seed)) throw new CliError(`--seed '${opts.seed}' is not a non-negative integer`, 'e.g. --seed 7', EXIT.USAGE);
         const db = ctx.globals(cmd).db;
+        // The demo narrates a run (servers, buyers, a terminal UI); its data has --json twins.
+        if (ctx.globals(cmd).json) {
+          const where = db === undefined ? '--db ./aap-triage-demo.db ' : '';
+          throw new CliError('demo has no --json output', `run it, then ask its store: ${ctx.commandLine(cmd, `${where}issues --json`, { window: false })}`, EXIT.USAGE);
+        }
+        // The demo ends in the terminal UI: ink's chalk reads FORCE_COLOR when it is first loaded.
+        if (!ctx.color(cmd)) process.env['FORCE_COLOR'] = '0';
         const { runDemoCommand } = await import('../../demo/command.js');
         ctx.exitCode = await runDemoCommand(
           { durationMs, keepServing: opts.keepServing ?? false, seed: Number(opts.seed), ...(db !== undefined ? { db } : {}) },

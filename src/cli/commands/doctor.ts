@@ -12,7 +12,7 @@ import {
   nativeModuleProblem,
   openStoreReader,
   PseudonymKeyError,
-  readHealth,
+  readHealthRecords,
   type StoreInspection,
 } from '../../triage/store.js';
 import { DAY_MS, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
@@ -112,11 +112,13 @@ export async function runDoctor(
     const msg = error instanceof PseudonymKeyError ? error.message : String((error as Error).message);
     checks.push({ check: 'key', status: 'warn', detail: `${msg} (needed by hash, forget and client:/subject: queries)` });
   }
-  const health = readHealth(dbPath);
-  if (!health) checks.push({ check: 'writer', status: 'skip', detail: 'no writer has reported health for this database yet' });
-  else {
+  // One check per writing service and process (issue #17): a store several services write
+  // has several writers, each healthy or not on its own.
+  const records = readHealthRecords(dbPath);
+  if (records.length === 0) checks.push({ check: 'writer', status: 'skip', detail: 'no writer has reported health for this database yet' });
+  for (const health of records) {
     // A degraded or failed writer that is still running loses records now: a failure (exit 3).
-    // One whose process has gone reported a past state: a warning.
+    // One whose process has gone reported a past state: a warning (or, if it was ok, a note).
     let running = true;
     try {
       process.kill(health.pid, 0);
@@ -124,9 +126,9 @@ export async function runDoctor(
       running = (error as NodeJS.ErrnoException).code === 'EPERM';
     }
     checks.push({
-      check: 'writer',
-      status: health.state === 'ok' ? 'ok' : running ? 'fail' : 'warn',
-      detail: `${health.state}${health.reason ? `: ${health.reason}` : ''} (pid ${health.pid}${running ? '' : ' no longer running'}, written ${health.written}, dropped ${health.dropped}, failed ${health.failed}, at ${new Date(health.updatedAt).toISOString()})`,
+      check: `writer ${health.service ?? '(no service name)'} pid ${health.pid}`,
+      status: health.state === 'ok' ? (running ? 'ok' : 'skip') : running ? 'fail' : 'warn',
+      detail: `${health.state}${health.reason ? `: ${health.reason}` : ''} (${running ? 'running' : 'no longer running'}, written ${health.written}, dropped ${health.dropped}, failed ${health.failed}, at ${new Date(health.updatedAt).toISOString()})`,
     });
   }
   return checks;

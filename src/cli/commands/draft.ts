@@ -4,6 +4,10 @@ import { buildIncidentEml, draftIncident, parseStormId, type DraftSource } from 
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
 import { writeOutFile } from '../write-out.js';
+import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
+
+/** commander's collector for a repeatable option. */
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 const FORMATS = ['text', 'md', 'eml'] as const;
 /** From address of an .eml when `--from` is not given. */
@@ -20,11 +24,12 @@ export const draftCommand: CommandModule = {
       .option('--storm <id>', 'a storm id from `aap-triage storms`')
       .option('--query <q>', 'a query, as for search (window: --since/--until, default 24 h)')
       .option('--format <format>', 'text | md | eml', 'text')
-      .option('--to <address>', 'To address(es) of the .eml, comma-separated')
+      .option('--to <address>', "To address of the .eml, one per --to (repeat it for more); default: the client's label contact", collect, [])
       .option('--from <address>', `From address of the .eml (default "${DEFAULT_FROM}")`)
       .option('--out <file>', 'write the draft to this new file (mode 0600) instead of stdout; never follows a symlink')
       .option('--force', 'let --out replace an existing file (the path itself, never a symlink\'s target)')
       .option('--next-update <minutes>', 'when the next update is promised, minutes from now', '60')
+      .option('--extension-uri <uri>', 'the AAP extension URI your agent card requires, named in the -32008 advice')
       .action(async (ids: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const format = String(g['format']);
@@ -33,7 +38,25 @@ export const draftCommand: CommandModule = {
         if (!Number.isInteger(nextUpdate) || nextUpdate < 1) throw new CliError(`--next-update must be a positive number of minutes, got '${String(g['nextUpdate'])}'`, null, EXIT.USAGE);
         const sources = [g['storm'] !== undefined, g['query'] !== undefined, ids.length > 0].filter(Boolean).length;
         if (sources !== 1) throw new CliError('draft needs exactly one of --storm <id>, --query <q> or error ids', `e.g. ${ctx.commandLine(cmd, 'draft --storm storm-20261130T0142Z-1a2b3c4d')}`, EXIT.USAGE);
-        if (format === 'eml' && !g['to']) throw new CliError('--format eml needs --to <address>', 'e.g. --to partner-oncall@example.com', EXIT.USAGE);
+        const to = (g['to'] as string[]).map((value) => {
+          try {
+            return formatMailbox(parseOneAddress(value));
+          } catch (error) {
+            if (error instanceof AddressError) throw new CliError(`--to ${error.message}`, 'e.g. --to partner-oncall@example.com --to second@example.com', EXIT.USAGE);
+            throw error;
+          }
+        });
+        const from = g['from'] === undefined ? DEFAULT_FROM : String(g['from']);
+        try {
+          parseOneAddress(from);
+        } catch (error) {
+          if (error instanceof AddressError) throw new CliError(`--from ${error.message}`, 'e.g. --from "Dealer On-call <oncall@dealer.example.com>"', EXIT.USAGE);
+          throw error;
+        }
+        const extensionUri = g['extensionUri'] === undefined ? undefined : String(g['extensionUri']);
+        if (extensionUri !== undefined && (!/^https?:\/\/\S+$/.test(extensionUri) || !URL.canParse(extensionUri))) {
+          throw new CliError(`--extension-uri '${extensionUri.replace(/[^\x20-\x7e]/g, '?')}' is not an absolute http(s) URI`, 'give the URI from your agent card', EXIT.USAGE);
+        }
         let source: DraftSource;
         let pseudonymizer = null;
         if (g['storm'] !== undefined) {
@@ -49,7 +72,14 @@ export const draftCommand: CommandModule = {
           if (bad !== undefined) throw new CliError(`'${bad}' is not an error id`, 'error ids look like err_ followed by 32 hex digits', EXIT.USAGE);
           source = { kind: 'errors', ids };
         }
-        const draft = await draftIncident(await ctx.openDb(cmd), source, { now: ctx.now(), pseudonymizer, nextUpdateMinutes: nextUpdate });
+        const traceUrl = ctx.io.env['AAP_TRIAGE_TRACE_URL'] || undefined;
+        const draft = (await draftIncident((await ctx.openDb(cmd)), source, {
+          now: ctx.now(),
+          pseudonymizer,
+          nextUpdateMinutes: nextUpdate,
+          ...(extensionUri ? { extensionUri } : {}),
+          ...(traceUrl ? { traceUrl } : {}),
+        }));
         if (!draft) {
           ctx.note(
             source.kind === 'storm'
@@ -59,11 +89,15 @@ export const draftCommand: CommandModule = {
           ctx.exitCode = EXIT.NOT_FOUND;
           return;
         }
+        // A storm's draft goes to its partner's contact (`aap-triage clients label … --contact`) unless --to says otherwise.
+        const recipients = to.length ? to : draft.facts.recipient ? [draft.facts.recipient] : [];
         let content: string | Buffer;
         if (format === 'eml') {
-          const to = String(g['to']).split(',').map((s) => s.trim()).filter(Boolean);
+          if (recipients.length === 0) {
+            throw new CliError('--format eml needs --to <address> (the client has no label contact)', `e.g. --to partner-oncall@example.com, or ${ctx.commandLine(cmd, 'clients label <CLIENT> "<name>" --contact <email>', { window: false })}`, EXIT.USAGE);
+          }
           try {
-            content = await buildIncidentEml(draft, { from: String(g['from'] ?? DEFAULT_FROM), to, date: new Date(ctx.now()) });
+            content = await buildIncidentEml(draft, { from, to: recipients, date: new Date(ctx.now()) });
           } catch (error) {
             throw new CliError(`cannot build the .eml (${(error as Error).message.split('\n')[0]})`, 'check --to and --from', EXIT.USAGE);
           }
@@ -82,7 +116,7 @@ export const draftCommand: CommandModule = {
           return;
         }
         if (g.json) {
-          ctx.json({ subject: draft.subject, text: draft.text, markdown: draft.markdown, facts: draft.facts });
+          ctx.json({ subject: draft.subject, to: recipients, text: draft.text, markdown: draft.markdown, facts: draft.facts });
           return;
         }
         ctx.io.stdout.write(content);

@@ -1,9 +1,12 @@
 import type { CommandModule } from '../context.js';
+import { clientsCommand } from './clients.js';
+import { completionCommand } from './completion.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { draftCommand } from './draft.js';
 import { forgetCommand } from './forget.js';
 import { hashCommand } from './hash.js';
+import { issuesCommand } from './issues.js';
 import { probeCommand } from './probe.js';
 import { pruneCommand } from './prune.js';
 import { searchCommand } from './search.js';
@@ -25,6 +28,8 @@ export const COMMANDS: readonly CommandModule[] = [
   traceCommand,
   tailCommand,
   statsCommand,
+  issuesCommand,
+  clientsCommand,
   stormsCommand,
   draftCommand,
   hashCommand,
@@ -34,4 +39,5 @@ export const COMMANDS: readonly CommandModule[] = [
   probeCommand,
   tuiCommand,
   demoCommand,
+  completionCommand,
 ];

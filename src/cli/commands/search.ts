@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { describeGap, errorHistogram, listGaps, searchErrors, formatUtc, type Query } from '../../triage/index.js';
+import { describeGap, errorHistogram, listGaps, loadClientLabels, searchErrors, formatUtc, type Query } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { errorTable } from '../format.js';
 import { queryFromWords, pseudonymizerFor } from '../query-args.js';
@@ -49,7 +49,7 @@ export const searchCommand: CommandModule = {
           ctx.note(`no errors match between ${formatUtc(res.window.since)} and ${formatUtc(res.window.until)} (UTC)`);
           return;
         }
-        ctx.out(errorTable(res.rows));
+        ctx.out(errorTable(res.rows, (await loadClientLabels(db))));
         ctx.out(`rows ${res.offset + 1}–${res.offset + res.rows.length} of ${res.total} (${formatUtc(res.window.since)} to ${formatUtc(res.window.until)} UTC)`);
       });
   },

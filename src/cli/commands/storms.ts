@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
-import { findStorms, formatDuration, formatUtcMinute, STORM_DEFAULTS, type StormThresholds } from '../../triage/index.js';
+import { findStorms, formatDuration, formatUtcMinute, loadClientLabels, STORM_DEFAULTS, type StormThresholds } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
-import { percent, shortPseudonym, table } from '../format.js';
-
-const SPARK = '▁▂▃▄▅▆▇█';
-
-/** A one-line sparkline of a series (for the storms table). */
-export function sparkline(values: readonly number[], width = 16): string {
-  if (values.length === 0) return '';
-  const step = Math.max(1, Math.ceil(values.length / width));
-  const buckets: number[] = [];
-  for (let i = 0; i < values.length; i += step) buckets.push(Math.max(...values.slice(i, i + step)));
-  const max = Math.max(...buckets);
-  return buckets.map((v) => (max === 0 ? SPARK[0] : SPARK[Math.min(SPARK.length - 1, Math.floor((v / max) * (SPARK.length - 1)))])).join('');
-}
+import { clientText, percent, sparkline, table } from '../format.js';
 
 function threshold(raw: unknown, name: string): number | undefined {
   if (raw === undefined) return undefined;
@@ -42,9 +30,11 @@ export const stormsCommand: CommandModule = {
         if (mr !== undefined) thresholds.minRetriesPerMinute = mr;
         if (amp !== undefined) thresholds.amplification = amp;
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
-        const storms = (await findStorms(await ctx.openDb(cmd), window, { thresholds })).slice(0, ctx.limit(cmd, 1000));
+        const db = (await ctx.openDb(cmd));
+        const storms = (await findStorms(db, window, { thresholds })).slice(0, ctx.limit(cmd, 1000));
+        const labels = (await loadClientLabels(db));
         if (g.json) {
-          ctx.json(storms);
+          ctx.json(storms.map((s) => ({ ...s, clientLabel: labels.get(s.client) ?? null })));
           return;
         }
         if (storms.length === 0) {
@@ -63,7 +53,7 @@ export const stormsCommand: CommandModule = {
               s.id,
               formatUtcMinute(s.start),
               formatDuration(s.end - s.start),
-              shortPseudonym(s.client),
+              clientText(s.client, labels),
               s.skills.join(',') || '-',
               s.codes.slice(0, 3).map((c) => c.code).join(',') || '-',
               String(s.requests),

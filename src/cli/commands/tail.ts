@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { nextErrors, searchErrors, tailCursor } from '../../triage/index.js';
+import { loadClientLabels, nextErrors, searchErrors, tailCursor } from '../../triage/index.js';
 import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { errorCells, ERROR_HEADERS, fixedRow } from '../format.js';
 import { pseudonymizerFor, queryFromWords } from '../query-args.js';
@@ -36,8 +36,9 @@ export const tailCommand: CommandModule = {
         const query = queryFromWords(words);
         const db = await ctx.openDb(cmd);
         const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
+        const labels = (await loadClientLabels(db));
         const print = (rows: Awaited<ReturnType<typeof searchErrors>>['rows']): void => {
-          for (const r of rows) ctx.out(g.json ? JSON.stringify(r) : fixedRow(errorCells(r)));
+          for (const r of rows) ctx.out(g.json ? JSON.stringify(r) : fixedRow(errorCells(r, labels)));
         };
         const now = ctx.now();
         const first = lines > 0 ? (await searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true })).rows.reverse() : [];

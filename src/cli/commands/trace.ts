@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getTrace } from '../../triage/index.js';
+import { getTrace, loadClientLabels } from '../../triage/index.js';
 import { EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { errorTable } from '../format.js';
 
@@ -13,9 +13,10 @@ export const traceCommand: CommandModule = {
       .argument('<trace_id>', 'W3C trace id (32 hex) or DMC-12 trc_… id')
       .action(async (traceId: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
-        const rows = await getTrace(await ctx.openDb(cmd), traceId.trim(), ctx.limit(cmd, 1000));
+        const db = (await ctx.openDb(cmd));
+        const rows = (await getTrace(db, traceId.trim(), ctx.limit(cmd, 1000)));
         if (g.json) ctx.json(rows);
-        else if (rows.length) ctx.out(errorTable(rows));
+        else if (rows.length) ctx.out(errorTable(rows, (await loadClientLabels(db))));
         if (rows.length === 0) {
           ctx.note(`aap-triage: no errors with trace id ${traceId} — check the id, or the --db the server writes to`);
           ctx.exitCode = EXIT.NOT_FOUND;

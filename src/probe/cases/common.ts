@@ -3,10 +3,11 @@
  * everywhere (stack traces in messages, `"retryable": "true"`, reused error ids) fails the one
  * case for that rule, naming each answer that broke it.
  */
-import { DMC12_CODES, containsStackTrace, isDmc12Code } from '../../protocol/index.js';
-import { own, ownObject } from '../../protocol/extract.js';
-import { describeReply, dmc12DataOf, errorIdOfReply, messagesOf, replies, retryablesOf } from '../inspect.js';
+import { containsStackTrace } from '../../protocol/index.js';
+import { ownObject } from '../../protocol/extract.js';
+import { describeReply, dmc12DataOf, errorIdOfReply, replies } from '../inspect.js';
 import type { Findings, ProbeAnswer, ProbeCase } from '../types.js';
+import { CROSS_CUTTING_RULES, ruleFindings } from './judge.js';
 
 const AAP = 'spec/aap-errors.txt';
 const DMC = 'spec/dmc12-errors.txt';
@@ -27,11 +28,12 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
-    judge: (answers) =>
-      answers.flatMap((a) => {
-        const texts = a.json === undefined ? [a.text] : messagesOf(a.json);
-        return texts.some(containsStackTrace) ? [`${where(a)}: a message holds a stack trace`] : [];
-      }),
+    // JSON answers are the checker's (aap.no-stack-trace); a body that is not JSON (an HTML error
+    // page) is beyond the checker, so only that is read here, with the same stack-trace test.
+    judge: (answers) => [
+      ...ruleFindings(answers, CROSS_CUTTING_RULES['all.no-stack-trace']),
+      ...answers.filter((a) => a.json === undefined && containsStackTrace(a.text)).map((a) => `${where(a)}: the non-JSON body holds a stack trace`),
+    ],
   },
   {
     id: 'all.retryable-boolean',
@@ -42,12 +44,7 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
-    judge: (answers) =>
-      answers.flatMap((a) =>
-        retryablesOf(a.json)
-          .filter((r) => typeof r.value !== 'boolean')
-          .map((r) => `${where(a)}: ${r.where} ${String(r.code)} has retryable ${JSON.stringify(r.value) ?? 'absent'}, want true or false`),
-      ),
+    judge: (answers) => ruleFindings(answers, CROSS_CUTTING_RULES['all.retryable-boolean']),
   },
   {
     id: 'all.error-id.present',
@@ -58,10 +55,10 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
-    judge: (answers) =>
+    judge: (answers, target) =>
       answers.flatMap((a) =>
         replies(a.json)
-          .filter((r) => isErrorReply(r) && errorIdOfReply(r) === null)
+          .filter((r) => isErrorReply(r) && errorIdOfReply(r, target.family) === null)
           .map((r) => `${where(a)}: ${describeReply(r).got} carries no error_id`),
       ),
   },
@@ -96,15 +93,6 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
-    judge: (answers) =>
-      answers.flatMap((a) =>
-        replies(a.json).flatMap((r) => {
-          const data = dmc12DataOf(r);
-          const code = own(data, 'error_code');
-          const value = own(data, 'retryable');
-          if (!data || !isDmc12Code(code) || typeof value !== 'boolean') return [];
-          return DMC12_CODES[code].retryable === value ? [] : [`${where(a)}: ${code} with retryable ${String(value)}, the table says ${String(DMC12_CODES[code].retryable)}`];
-        }),
-      ),
+    judge: (answers) => ruleFindings(answers, CROSS_CUTTING_RULES['dmc12.retryable.code-table']),
   },
 ] satisfies ProbeCase[]);

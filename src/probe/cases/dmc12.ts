@@ -3,10 +3,10 @@
  * The only tool called is one that reads a vehicle by VIN (`get_vehicle`, else `request_quote`),
  * always with a VIN that cannot exist, so no quote, reservation or hand-off can come of it.
  */
-import { own, ownObject } from '../../protocol/extract.js';
+import { own } from '../../protocol/extract.js';
 import { describeReply, dmc12DataOf } from '../inspect.js';
 import type { Findings, ProbeCase, ProbeRequest, ProbeTarget } from '../types.js';
-import { expectError, probeId, singleReply } from './judge.js';
+import { conformanceFindings, expectError, probeId, singleReply } from './judge.js';
 import { uniqueIdFindings } from './aap.js';
 
 const DMC = 'spec/dmc12-errors.txt';
@@ -40,7 +40,7 @@ export const DMC12_CASES: readonly ProbeCase[] = Object.freeze([
     id: 'dmc12.validation.malformed-vin',
     family: 'dmc12',
     level: 'MUST',
-    title: `a malformed VIN (${MALFORMED_VIN}) gets VALIDATION_FAILED inside the result envelope: error_code, retryable false, error_id, the legacy error string, _metadata.trace_id`,
+    title: `a malformed VIN (${MALFORMED_VIN}) gets VALIDATION_FAILED inside the result envelope (HTTP 200): error_code, retryable, error_id, the legacy error string, _metadata.trace_id`,
     spec: {
       source: `${DMC} "Error taxonomy"`,
       quote:
@@ -59,15 +59,11 @@ export const DMC12_CASES: readonly ProbeCase[] = Object.freeze([
           const got = Object.hasOwn(one.reply, 'error') ? describeReply(one.reply).got : 'a success result without an error';
           return [`${label}: got ${got}, want VALIDATION_FAILED inside result.data`];
         }
+        // The envelope's fields, HTTP 200 and the trace id are the checker's rules (dmc12.taxonomy-fields,
+        // dmc12.http-status, dmc12.trace-id); retryable against the table is dmc12.retryable.code-table's.
         const out: Findings = [];
-        if (a.status !== 200) out.push(`${label}: HTTP ${a.status}, want HTTP 200 (errors come back inside the normal envelope)`);
         if (own(data, 'error_code') !== 'VALIDATION_FAILED') out.push(`${label}: error_code ${JSON.stringify(own(data, 'error_code')) ?? 'absent'}, want "VALIDATION_FAILED"`);
-        if (own(data, 'retryable') !== false && typeof own(data, 'retryable') === 'boolean') out.push(`${label}: retryable ${String(own(data, 'retryable'))}, want false`);
-        if (typeof own(data, 'error_id') !== 'string') out.push(`${label}: no error_id`);
-        if (typeof own(data, 'error') !== 'string') out.push(`${label}: no legacy error string`);
-        if (typeof own(ownObject(ownObject(one.reply, 'result'), '_metadata'), 'trace_id') !== 'string') out.push(`${label}: no result._metadata.trace_id`);
-        const violations = a.violations.filter((v) => v.rule !== 'dmc12.retryable-fixed').map((v) => `${label}: [${v.rule}] ${v.message}`);
-        return [...out, ...violations];
+        return [...out, ...conformanceFindings(a)];
       }),
   },
   {

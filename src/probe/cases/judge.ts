@@ -8,14 +8,26 @@ import { describeReply, jsonrpcCodeOf, replies } from '../inspect.js';
 import type { Findings, ProbeAnswer } from '../types.js';
 
 /**
- * Conformance rules judged once over the whole run by a cross-cutting case (all.no-stack-trace,
- * all.retryable-boolean, dmc12.retryable.code-table), so one broken habit fails one case, not all.
+ * The checker rules each cross-cutting case judges over the whole run (cases/common.ts), so one
+ * broken habit fails one case, not every case whose answer shows it. The probe has no checks of
+ * its own for these: the verdict is the protocol checker's.
  */
-export const CROSS_CUTTING_RULES: ReadonlySet<string> = new Set(['aap.no-stack-trace', 'aap.retryable-boolean', 'dmc12.retryable-fixed']);
+export const CROSS_CUTTING_RULES = Object.freeze({
+  'all.no-stack-trace': Object.freeze(['aap.no-stack-trace']),
+  'all.retryable-boolean': Object.freeze(['aap.retryable-boolean', 'dmc12.retryable-boolean']),
+  'dmc12.retryable.code-table': Object.freeze(['dmc12.retryable-fixed']),
+} as const);
 
-/** The checker's findings on one answer, except the cross-cutting rules. */
+const crossCuttingRuleIds: ReadonlySet<string> = new Set(Object.values(CROSS_CUTTING_RULES).flat());
+
+/** The checker's findings on one answer, except the rules a cross-cutting case judges. */
 export function conformanceFindings(a: ProbeAnswer): Findings {
-  return a.violations.filter((v) => !CROSS_CUTTING_RULES.has(v.rule)).map((v) => `${a.request.label}: [${v.rule}] ${v.message}`);
+  return a.violations.filter((v) => !crossCuttingRuleIds.has(v.rule)).map((v) => `${a.request.label}: [${v.rule}] ${v.message}`);
+}
+
+/** The checker's findings of `rules` over every answer, each naming the case and request it came from. */
+export function ruleFindings(answers: readonly ProbeAnswer[], rules: readonly string[]): Findings {
+  return answers.flatMap((a) => a.violations.filter((v) => rules.includes(v.rule)).map((v) => `${a.caseId}/${a.request.label}: [${v.rule}] ${v.message}`));
 }
 
 /** Findings when an answer is not one JSON-RPC response object (no answer, not JSON, a batch), else the object. */

@@ -2,9 +2,8 @@
  * DMC-12 tool errors: the `result` member `{ data, _metadata }` returned inside a successful
  * JSON-RPC response (spec/dmc12-errors.txt "The envelope"; reference dmc12-error.schema.json).
  */
-import { v7 as uuidv7 } from 'uuid';
 import { DMC12_CODES, type Dmc12Code, documentedDmc12CodeForLegacy } from '../codes/dmc12-codes.js';
-import { ERROR_ID_PATTERN, mintErrorId } from '../error-id.js';
+import { ERROR_ID_PATTERN, mintErrorId, uuidv7Hex } from '../error-id.js';
 import { isObject } from '../extract.js';
 import { checkMessage } from './common.js';
 
@@ -79,7 +78,7 @@ export function buildDmc12Error(code: Dmc12Code, options: BuildDmc12ErrorOptions
       error_id: opts.errorId ?? mintErrorId(),
     },
     _metadata: {
-      trace_id: opts.traceId ?? `trc_${uuidv7().replace(/-/g, '')}`,
+      trace_id: opts.traceId ?? `trc_${uuidv7Hex()}`,
       tool: opts.tool,
       protocol: opts.protocol ?? 'a2a',
     },

@@ -38,7 +38,10 @@ export interface TableProps<T> {
 export function Table<T>(props: TableProps<T>) {
   const { columns, rows, cursor, width, rowKey, isMarked, height } = props;
   const widths = allocateWidths(columns, Math.max(0, width - 2));
-  const header = columns.map((c, i) => fit(c.title, widths[i] ?? 0, c.align)).join(' ');
+  const header = columns
+    .filter((_, i) => (widths[i] ?? 0) > 0)
+    .map((c) => fit(c.title, widths[columns.indexOf(c)] ?? 0, c.align))
+    .join(' ');
   const pad = height !== undefined ? Math.max(0, height - rows.length) : 0;
   return (
     <Box flexDirection="column">

@@ -3,7 +3,7 @@ import { theme } from '../theme.js';
 import { fit } from '../utils/cells.js';
 
 /** The views reachable with Tab, in Tab order. */
-export const TABS = ['errors', 'storms', 'draft'] as const;
+export const TABS = ['issues', 'errors', 'storms', 'draft'] as const;
 
 /** Props of `TitleBar`. */
 export interface TitleBarProps {

@@ -31,3 +31,38 @@ export function useFollowSelection(
     follow.current = { id: cursor !== f.cursor ? here : (here ?? f.id), cursor, page };
   }, [page, cursor, active, setCursor, setTop]);
 }
+
+/**
+ * Keeps the first shown row and the cursor inside the rows that exist when the row set changes
+ * under them (`:until`, `:since`, a refresh after a prune): the page's own offset becomes the
+ * first shown row, and a cursor past the last row, or off the page, moves onto it. Without this
+ * the list went blank (`rows 1338–1337 of 582`) until a key was pressed.
+ */
+export function useClampSelection(
+  page: ErrorPage,
+  cursor: number,
+  top: number,
+  active: boolean,
+  setCursor: Dispatch<SetStateAction<number>>,
+  setTop: Dispatch<SetStateAction<number>>,
+): void {
+  useEffect(() => {
+    if (!active) return;
+    const next = clampedSelection(page, cursor);
+    // Only a page that is not where `top` asked (it was re-read at the end) or a cursor off it;
+    // otherwise leave both to the operator and to useFollowSelection.
+    if (next.top !== top) setTop(next.top);
+    if (next.cursor !== cursor) setCursor(next.cursor);
+  }, [page, cursor, top, active, setCursor, setTop]);
+}
+
+/**
+ * Where the cursor and the first shown row belong on `page` (pure): top is the page's offset,
+ * the cursor stays if it is on a row of the page, else it goes to the nearest row of the page.
+ */
+export function clampedSelection(page: ErrorPage, cursor: number): { top: number; cursor: number } {
+  if (page.total <= 0 || page.rows.length === 0) return { top: 0, cursor: 0 };
+  const first = page.offset;
+  const last = page.offset + page.rows.length - 1;
+  return { top: first, cursor: Math.max(first, Math.min(cursor, last)) };
+}

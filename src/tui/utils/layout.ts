@@ -11,24 +11,30 @@ export interface WidthSpec {
 }
 
 /**
- * Widths for `specs` inside `total` cells with `gap` cells between columns. When even the
- * minimums do not fit, trailing columns are shrunk (to 0, i.e. hidden) so the row never wraps.
+ * Widths for `specs` inside `total` cells with `gap` cells between columns. A column is shown
+ * whole (at least its minimum) or not at all: columns are taken in order while their minimums
+ * fit, the rest get 0 (hidden) — a column cut below its minimum would show a code or an id
+ * half, which reads as a different value. The spare cells then go in column order up to each
+ * column's maximum.
  */
 export function allocateWidths(specs: readonly WidthSpec[], total: number, gap = 1): number[] {
-  const widths = specs.map((s) => s.min);
-  const gaps = Math.max(0, specs.length - 1) * gap;
-  let spare = total - gaps - widths.reduce((a, b) => a + b, 0);
-  for (let i = 0; i < specs.length && spare > 0; i++) {
+  const widths = specs.map(() => 0);
+  let used = 0;
+  let shown = 0;
+  for (const spec of specs) {
+    const need = spec.min + (shown > 0 ? gap : 0);
+    if (used + need > total) break;
+    widths[shown] = spec.min;
+    used += need;
+    shown++;
+  }
+  let spare = total - used;
+  for (let i = 0; i < shown && spare > 0; i++) {
     const spec = specs[i];
     if (!spec) continue;
     const extra = Math.min(spare, (spec.max ?? spec.min) - spec.min);
     widths[i] = spec.min + extra;
     spare -= extra;
-  }
-  for (let i = specs.length - 1; i >= 0 && spare < 0; i--) {
-    const cut = Math.min(-spare, widths[i] ?? 0);
-    widths[i] = (widths[i] ?? 0) - cut;
-    spare += cut;
   }
   return widths;
 }

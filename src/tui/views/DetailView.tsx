@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { retryableColor, retryableLabel, theme } from '../theme.js';
 import type { ErrorDetailView, ErrorRowView } from '../types.js';
 import { fit, wrapCells } from '../utils/cells.js';
+import { formatDuration } from '../../triage/time.js';
 import { formatTime } from '../utils/format.js';
 
 /** One display line of the Detail view. */
@@ -19,6 +20,19 @@ function relatedLine(r: ErrorRowView): DetailLine {
 }
 
 /**
+ * The heading of the retry chain: the true count within the window around the error, and which
+ * of them are listed, e.g. `same fingerprint: 406 within ±10m, the 10 before and 10 after this one`.
+ */
+export function fingerprintHeading(d: ErrorDetailView): string {
+  const span = formatDuration(d.fingerprintWindowMs);
+  if (d.sameFingerprintCount === 0) return `same fingerprint: none within ±${span}`;
+  const before = d.sameFingerprint.filter((r) => r.occurred_at < d.row.occurred_at || (r.occurred_at === d.row.occurred_at && r.error_id < d.row.error_id)).length;
+  const after = d.sameFingerprint.length - before;
+  const shown = d.sameFingerprint.length === d.sameFingerprintCount ? 'all shown' : `the ${before} before and ${after} after this one`;
+  return `same fingerprint: ${d.sameFingerprintCount} within ±${span}, ${shown}`;
+}
+
+/**
  * The Detail view as lines (wrapped to `width`), so scrolling is a slice. Pure: tested
  * without rendering.
  */
@@ -31,14 +45,21 @@ export function detailLines(d: ErrorDetailView, width: number): DetailLine[] {
   push(`meaning: ${d.meaning ?? 'not in the code tables'}`);
   push(`client should: ${d.clientAction ?? '—'}`, theme.accent);
   if (d.specSection) push(`spec: ${d.specSection}`, theme.muted);
+  if (d.traceUrl) push(`trace: ${d.traceUrl}`, theme.accent);
   push('');
   const nameWidth = Math.max(...d.fields.map(([n]) => n.length));
   for (const [name, value] of d.fields) push(`${name.padEnd(nameWidth)}  ${value}`);
   push('');
   push(`same trace (${d.sameTrace.length})`, theme.muted, true);
   for (const r of d.sameTrace) out.push(relatedLine(r));
-  push(`same fingerprint (${d.sameFingerprint.length})`, theme.muted, true);
-  for (const r of d.sameFingerprint) out.push(relatedLine(r));
+  push(fingerprintHeading(d), theme.muted, true);
+  const isBefore = (r: ErrorRowView) => r.occurred_at < d.row.occurred_at || (r.occurred_at === d.row.occurred_at && r.error_id < d.row.error_id);
+  const before = d.sameFingerprint.filter(isBefore);
+  for (const r of before) out.push(relatedLine(r));
+  if (d.sameFingerprint.length > 0) {
+    out.push({ text: `› ${formatTime(d.row.occurred_at)}  ${d.row.code}  this error, attempt ${d.row.attempt}`, bold: true });
+  }
+  for (const r of d.sameFingerprint.slice(before.length)) out.push(relatedLine(r));
   return out;
 }
 

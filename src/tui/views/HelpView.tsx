@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { ISSUE_SORT_KEYS, SORT_KEYS } from '../keys.js';
 import { theme } from '../theme.js';
 import { fit } from '../utils/cells.js';
 import { FLAG_LEGEND } from '../utils/format.js';
@@ -7,20 +8,30 @@ import { FLAG_LEGEND } from '../utils/format.js';
 export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['?', 'this help (any key closes it)'],
   ['/', 'filter, in the query language of `aap-triage search` (Enter applies, Esc cancels)'],
-  [':', 'command: :errors :storms :draft :since 1h :until <time> :format md :w <path> :q'],
+  [':', 'command: :issues :errors :storms :draft :since 1h :until <time> :format md :w <path> :q'],
   ['Esc', 'back (closes help, detail, drill-down, clears marks on Errors)'],
   ['q', 'quit'],
-  ['j k ↓ ↑', 'move'],
-  ['g G PgUp PgDn', 'first / last, page up / down'],
-  ['Enter', 'open: error detail (Errors), the storm’s errors (Storms)'],
-  ['Tab', 'next view: errors → storms → draft'],
+  ['j k ↓ ↑ g G', 'move; first / last (PgUp PgDn: a page)'],
+  ['Enter', 'open: the issue’s errors (Issues), error detail (Errors), the storm’s errors (Storms)'],
+  ['Tab', 'next view: issues → errors → storms → draft'],
   ['space', 'mark / unmark the error'],
-  ['d', 'draft the incident email: selected storm, else marked errors, else the filter'],
-  ['f', 'draft format: text → md → eml'],
-  ['w', 'write the draft to a file (path shown in the status line)'],
+  ['d', 'draft the incident email: the issue or storm selected, else marked errors, else the filter'],
+  ['f w', 'draft format text → md → eml; write the draft to a file (path in the status line)'],
   ['r', 'refresh now (it also refreshes every 2 s)'],
   ['e E', 'next / previous retryable=false error'],
   ['y Y', 'copy error_id / trace_id (OSC 52 clipboard; also shown)'],
+  [
+    Object.keys(SORT_KEYS).join(' '),
+    `sort Errors by ${Object.values(SORT_KEYS)
+      .map((k) => k.column)
+      .join(', ')} (again: reverse)`,
+  ],
+  [
+    Object.keys(ISSUE_SORT_KEYS).join(' '),
+    `sort Issues by ${Object.values(ISSUE_SORT_KEYS)
+      .map((k) => k.column)
+      .join(', ')} (most / newest first)`,
+  ],
 ];
 
 const KEY_WIDTH = Math.max(...KEY_HELP.map(([k]) => k.length));
@@ -28,7 +39,7 @@ const KEY_WIDTH = Math.max(...KEY_HELP.map(([k]) => k.length));
 /**
  * The `?` screen: the keys, then each retry-flag abbreviation in words (a flag is about the
  * answer before the retry, which the bare abbreviation on a retryable row does not say) and the
- * histogram glyphs. Sixteen key lines and four legend lines: all of it fits an 80 × 24 terminal.
+ * histogram glyphs. Sixteen key lines and four legend lines: the 20-line body of an 80 × 24 terminal.
  */
 export function HelpView({ width, height }: { readonly width: number; readonly height: number }) {
   const abbrevWidth = Math.max(...FLAG_LEGEND.map(([a]) => a.length));

@@ -93,6 +93,7 @@ export function renderApp(s: Seeded, props: Partial<AppProps> & { columns?: numb
       clock={() => s.now}
       draftDir={s.dir}
       size={{ columns, rows }}
+      view="errors"
       {...rest}
     />,
   );

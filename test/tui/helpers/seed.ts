@@ -12,6 +12,7 @@
  * - one audit gap record (7 errors not recorded).
  */
 import Database from 'better-sqlite3';
+import { issueKey } from '../../../src/audit/issue-key.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/audit/schema.js';
 
 export const MINUTE = 60_000;
@@ -162,15 +163,16 @@ export function seedTuiDb(path: string, now: number): SeedFacts {
 
   const insert = db.prepare(
     `INSERT INTO error_events (error_id, occurred_at, trace_id, upstream_trace_id, service, protocol, protocol_version, rpc_method, skill, code,
-       jsonrpc_code, http_status, retryable, retry_after_ms, client, fingerprint, attempt, retry_flags, key_id)
+       jsonrpc_code, http_status, retryable, retry_after_ms, client, fingerprint, attempt, retry_flags, key_id, issue_key)
      VALUES (@error_id, @occurred_at, @trace_id, @upstream_trace_id, @service, @protocol, @protocol_version, @rpc_method, @skill, @code,
-       @jsonrpc_code, @http_status, @retryable, @retry_after_ms, @client, @fingerprint, @attempt, @retry_flags, 'k1')`,
+       @jsonrpc_code, @http_status, @retryable, @retry_after_ms, @client, @fingerprint, @attempt, @retry_flags, 'k1', @issue_key)`,
   );
   const insertTraffic = db.prepare(
     `INSERT INTO traffic (minute, service, skill, client, requests, errors, retries) VALUES (@minute, 'dealer', @skill, @client, @requests, @errors, @retries)`,
   );
   db.transaction(() => {
-    for (const r of rows) insert.run(r);
+    // The issue key the store computes on write (src/audit/issue-key.ts): no violations or rules here.
+    for (const r of rows) insert.run({ ...r, issue_key: issueKey({ ...r, violations: [], conformance: [] }) });
     for (const t of traffic.values()) insertTraffic.run(t);
     db.prepare(`INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES ('dealer-aap', ?, ?, 7, 'queue-overflow')`).run(
       base - 20 * MINUTE,

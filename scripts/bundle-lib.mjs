@@ -1,0 +1,24 @@
+// Bundles the library entry points from dist/ (tsc output) into dist/lib/, one ES module per
+// entry plus shared chunks, every package left external: `import('aap-triage')` then loads a
+// handful of our files instead of ~75 (issue 13: each module costs a host about 0.5–1 ms of
+// start-up). The entries share chunks, so `aap-triage`, `aap-triage/protocol`,
+// `aap-triage/client` and `aap-triage/register` in one process hold one copy of each module.
+// Run by `npm run build` after tsc; the type declarations stay tsc's (dist/**/*.d.ts).
+import { rmSync } from 'node:fs';
+import { build } from 'rolldown';
+
+const out = new URL('../dist/lib/', import.meta.url);
+rmSync(out, { recursive: true, force: true });
+await build({
+  input: {
+    index: 'dist/instrument/index.js',
+    protocol: 'dist/protocol/index.js',
+    client: 'dist/client/index.js',
+    register: 'dist/instrument/register.js',
+  },
+  platform: 'node',
+  // Bare specifiers are packages (and node: built-ins): resolved by Node at run time.
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
+  logLevel: 'warn',
+  output: { dir: out.pathname, format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js' },
+});

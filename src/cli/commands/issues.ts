@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { formatUtc, ISSUE_SORTS, listIssues, type IssueSort } from '../../triage/index.js';
+import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
+import { retryableText, sparkline, table } from '../format.js';
+import { pseudonymizerFor, queryFromWords } from '../query-args.js';
+
+/** `issues [query...]`: errors grouped into issues (the TUI's Issues view). */
+export const issuesCommand: CommandModule = {
+  name: 'issues',
+  register(program: Command, ctx: CommandContext) {
+    program
+      .command('issues')
+      .description('errors grouped into issues (service, protocol, skill or method, code, violation shape) over the window (default 24 h)')
+      .argument('[query...]', 'optional query words to narrow the errors grouped (reads the rows instead of the hourly summary)')
+      .option('--sort <order>', `${ISSUE_SORTS.join(' | ')} (newest first for the times)`, 'count')
+      .allowUnknownOption(true)
+      .addHelpText(
+        'after',
+        '\nState: new (first seen in the window), regressed (back after 6 h or more without an error),\n' +
+          'ongoing. List one issue\'s errors with: aap-triage search issue:<KEY>. Exit 0 even when there are none.',
+      )
+      .action(async (words: string[], _opts: unknown, cmd: Command) => {
+        const g = ctx.globals(cmd);
+        const sort = String(g['sort']);
+        if (!(ISSUE_SORTS as readonly string[]).includes(sort)) throw new CliError(`--sort must be one of ${ISSUE_SORTS.join(', ')}, got '${sort}'`, 'e.g. --sort last_seen', EXIT.USAGE);
+        const query = queryFromWords(words);
+        const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
+        const db = (await ctx.openDb(cmd));
+        const list = (await listIssues(db, {
+          window,
+          sort: sort as IssueSort,
+          query,
+          limit: ctx.limit(cmd, 1000),
+          now: ctx.now(),
+          pseudonymizer: pseudonymizerFor(ctx, cmd, query),
+        }));
+        if (g.json) {
+          ctx.json(list);
+          return;
+        }
+        if (list.issues.length === 0) {
+          ctx.note(`no issues between ${formatUtc(list.window.since)} and ${formatUtc(list.window.until)} (UTC)`);
+          return;
+        }
+        ctx.out(
+          table(
+            ['KEY', 'STATE', 'ERRORS', 'CLIENTS', 'RETRYABLE', 'FIRST SEEN (UTC)', 'LAST SEEN (UTC)', 'TREND', 'ISSUE'],
+            list.issues.map((i) => [
+              i.key,
+              i.state,
+              String(i.count),
+              String(i.clients),
+              retryableText(i.retryable),
+              formatUtc(i.first_seen),
+              formatUtc(i.last_seen),
+              sparkline(i.trend, 24),
+              i.title,
+            ]),
+          ),
+        );
+        ctx.out(`${list.issues.length} of ${list.total} issue${list.total === 1 ? '' : 's'}; list one's errors with: ${ctx.commandLine(cmd, 'search issue:<KEY>')}`);
+      });
+  },
+};

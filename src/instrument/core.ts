@@ -1,0 +1,210 @@
+/**
+ * The instrumentation core (issue 13): the state every observed exchange shares — options,
+ * pseudonymizer, audit sink, retry tracker, traffic counters — and the OpenTelemetry handles
+ * (tracer, instruments, logger) that can be swapped after construction. `createTriage` (the
+ * framework API) and `AapTriageInstrumentation` (the OpenTelemetry instrumentation) are both
+ * thin fronts on it, so they observe an exchange the same way, and one exchange observed by
+ * both is recorded once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context as otelContext, isSpanContextValid, metrics, trace } from '@opentelemetry/api';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { logs } from '@opentelemetry/api-logs';
+import type { LoggerProvider } from '@opentelemetry/api-logs';
+import { createRequire } from 'node:module';
+import type * as PinoModule from 'pino';
+import type { Logger } from 'pino';
+import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } from '../audit/index.js';
+import type { AuditHealth, AuditSink } from '../audit/sink.js';
+import { ExchangeErrors, bindToTrace, installAapErrorHook } from './aap-error-hook.js';
+import { INSTRUMENTATION_SCOPE, SEMCONV_SCHEMA_URL } from './attributes.js';
+import { EndpointForms } from './endpoint-forms.js';
+import { ErrorIdMemory } from './error-id-memory.js';
+import type { TriageCore } from './internal-types.js';
+import { createInstruments } from './metrics.js';
+import type { InstrumentsHandle } from './metrics.js';
+import { observeExchange } from './observer.js';
+import { DEFAULTS, DEFAULT_KNOWN_METHODS, DEFAULT_KNOWN_SKILLS, defaultCredential } from './options.js';
+import { RetryTracker } from './retry-tracker.js';
+import { SafeCaller } from './safe-call.js';
+import { TrafficCounter } from './traffic.js';
+import type { Pseudonymizer, TriageOptions } from './types.js';
+import { VERSION } from './version.js';
+
+/** Scope options of every tracer, meter and logger the core takes: the semconv schema URL. */
+const SCOPE = { schemaUrl: SEMCONV_SCHEMA_URL } as const;
+
+/**
+ * Responses already observed by some core of this process: the first observer (the
+ * instrumentation's diagnostics channel fires before any listener or middleware) records the
+ * exchange, later ones pass it through. So `createTriage` and `AapTriageInstrumentation` used
+ * together record each call once.
+ */
+const claimed = new WeakSet<ServerResponse>();
+
+/**
+ * The default logger: pino at level `warn` to stderr, so the per-error lines and the
+ * instrumentation's own warnings never mix into the host's stdout.
+ */
+export function defaultLogger(): Logger {
+  // Loaded here, not at import (issue 13); pino is CommonJS, so `require` is synchronous.
+  const { pino } = createRequire(import.meta.url)('pino') as typeof PinoModule;
+  return pino({ name: INSTRUMENTATION_SCOPE, level: 'warn' }, pino.destination({ fd: 2, sync: true }));
+}
+
+/** A core and what its front needs to drive it. */
+export interface CoreHandle {
+  readonly core: TriageCore;
+  /**
+   * Observes one exchange; returns its AapError store, or null when another core already
+   * observes it or this core is shut down or disabled. `bind`: register the store under the
+   * trace id of the active span. Throws only on an internal bug (fronts guard it).
+   */
+  observe(req: IncomingMessage, res: ServerResponse, bind: boolean): ExchangeErrors | null;
+  /** Uses `provider` for the spans of exchanges observed from now on. */
+  setTracerProvider(provider: TracerProvider): void;
+  /** Creates (or reuses) the instruments on `provider`'s meter; later calls record there. */
+  setMeterProvider(provider: MeterProvider): void;
+  /** Uses `provider` for the `aap.error` log records. */
+  setLoggerProvider(provider: LoggerProvider): void;
+  /** Flushes traffic counters and the audit sink, then closes the sink. Never rejects. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Builds a core from checked options (checkOptions in options.ts). Opening the audit database
+ * or key may fail: telemetry then keeps working and one warning says why. Starts a traffic
+ * flush timer (unref'd) that `shutdown()` stops.
+ */
+export function createCore(o: TriageOptions): CoreHandle {
+  const logger: Logger | null = o.logger === false ? null : (o.logger ?? defaultLogger());
+  const safe = new SafeCaller(logger ? (fields, msg) => logger.warn(fields, msg) : undefined);
+  const service = o.serviceName ?? (process.env.OTEL_SERVICE_NAME || DEFAULTS.serviceName);
+
+  const traffic = new TrafficCounter(service);
+  let sink: AuditSink | null = o.auditSink ?? null;
+  let pseudonymizer: Pseudonymizer | null = o.pseudonymizer ?? null;
+  if (!sink && o.auditDb !== false) {
+    const path = resolveDbPath(o.auditDb);
+    // The sink's exit flush also takes the traffic counted since the last timed flush.
+    sink = safe.call('audit-open', () => openAuditSink({ path, service, trafficSource: () => traffic.drain() }), null);
+    // The "created key file" notice goes where the host's own lines go (nowhere with logger: false).
+    const keyLogger = logger ?? { info: () => undefined, warn: () => undefined, error: () => undefined };
+    if (!pseudonymizer) pseudonymizer = safe.call('pseudonym-key', () => loadPseudonymizer({ dbPath: path, create: true, logger: keyLogger }), null);
+  }
+  // Without a key on disk, a per-process key still lets the retry tracker recognise callers.
+  if (!pseudonymizer) pseudonymizer = createPseudonymizer(randomBytes(32).toString('hex'));
+  const health = (): AuditHealth | null => (sink ? safe.call('audit-health', () => (sink as AuditSink).health(), null) : null);
+
+  // Bounded memo of credential → pseudonym: one HMAC per caller instead of one per request. The
+  // raw credential is only held as long as the host process already holds such strings.
+  const clientMemo = new Map<string, string | null>();
+  const p = pseudonymizer;
+  const clientPseudonym = (credential: string): string | null => {
+    const hit = clientMemo.get(credential);
+    if (hit !== undefined) return hit;
+    const value = p.client(credential);
+    if (clientMemo.size >= 1024) clientMemo.clear();
+    clientMemo.set(credential, value);
+    return value;
+  };
+  // Same for the keyed fingerprint of an error row, by the call's (unkeyed) tracker hash: a storm
+  // of retries of one call costs one canonical walk and HMAC, not one per attempt.
+  const fingerprintMemo = new Map<string, string>();
+  const fingerprintOf = (method: string, skill: string | null, params: unknown, memoKey: string | null): string | null => {
+    if (memoKey !== null) {
+      const hit = fingerprintMemo.get(memoKey);
+      if (hit !== undefined) return hit;
+    }
+    const value = p.fingerprint(method, skill, params);
+    if (memoKey !== null) {
+      if (fingerprintMemo.size >= 1024) fingerprintMemo.clear();
+      fingerprintMemo.set(memoKey, value);
+    }
+    return value;
+  };
+
+  const core: TriageCore = {
+    service,
+    tracer: (o.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
+    instruments: null,
+    otelLogger: logs.getLogger(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
+    logger,
+    safe,
+    sink,
+    pseudonymizer,
+    clientPseudonym,
+    fingerprintOf,
+    tracker: new RetryTracker({
+      windowMs: o.retryWindowMs ?? DEFAULTS.retryWindowMs,
+      maxKeys: o.retryTrackerMaxKeys ?? DEFAULTS.retryTrackerMaxKeys,
+    }),
+    traffic,
+    knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
+    knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
+    errorIds: new ErrorIdMemory(),
+    forms: new EndpointForms(o.aapForm ?? DEFAULTS.aapForm, o.requiredExtensionUri ?? null, o.agentCard),
+    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    credential: o.credential ?? defaultCredential,
+    requiredExtensionUri: o.requiredExtensionUri ?? null,
+    active: true,
+  };
+  installAapErrorHook();
+
+  let instrumentsHandle: InstrumentsHandle | null = null;
+  const setMeterProvider = (provider: MeterProvider): void => {
+    const meter = provider.getMeter(INSTRUMENTATION_SCOPE, VERSION, SCOPE);
+    const next = safe.call('metrics', () => createInstruments(meter, health), null);
+    instrumentsHandle?.release();
+    instrumentsHandle = next;
+    core.instruments = next?.instruments ?? null;
+  };
+  setMeterProvider(o.meterProvider ?? metrics.getMeterProvider());
+
+  const flushTraffic = (): void => {
+    const samples = core.traffic.drain();
+    if (samples.length > 0 && sink) {
+      const s = sink;
+      safe.call('audit-traffic', () => s.recordTraffic(samples), undefined);
+    }
+  };
+  const timer = setInterval(flushTraffic, o.trafficFlushIntervalMs ?? DEFAULTS.trafficFlushIntervalMs);
+  timer.unref();
+
+  let closing: Promise<void> | null = null;
+  return {
+    core,
+    observe(req, res, bind) {
+      if (!core.active || claimed.has(res)) return null;
+      claimed.add(res);
+      const errors = new ExchangeErrors();
+      if (bind) {
+        const sc = trace.getSpan(otelContext.active())?.spanContext();
+        if (sc && isSpanContextValid(sc)) bindToTrace(errors, sc.traceId);
+      }
+      observeExchange(core, req, res, errors);
+      return errors;
+    },
+    setTracerProvider(provider) {
+      core.tracer = provider.getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE);
+    },
+    setMeterProvider,
+    setLoggerProvider(provider) {
+      core.otelLogger = provider.getLogger(INSTRUMENTATION_SCOPE, VERSION, SCOPE);
+    },
+    shutdown() {
+      closing ??= (async () => {
+        clearInterval(timer);
+        flushTraffic();
+        core.active = false;
+        instrumentsHandle?.release();
+        if (sink) {
+          const s = sink;
+          await safe.callAsync('audit-close', () => s.close());
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * `AapTriageInstrumentation`: aap-triage as a standard OpenTelemetry instrumentation (issue 13).
+ *
+ *     new NodeSDK({ instrumentations: [new HttpInstrumentation(), new AapTriageInstrumentation({ auditDb: './audit.db' })] })
+ *
+ * observes every `node:http` server in the process. Like contrib's undici instrumentation it
+ * patches nothing: it subscribes to the `http.server.request.start` diagnostics channel, which
+ * Node (≥ 20.19 here) publishes synchronously just before a server emits 'request', and hands
+ * each exchange to the shared core (core.ts). `disable()` unsubscribes, `enable()` subscribes
+ * again; tracer, meter and logger providers set after construction (as NodeSDK does, in either
+ * construction order) are used from then on through the standard `setTracerProvider` /
+ * `setMeterProvider` → `_updateMetricInstruments` / `setLoggerProvider` path.
+ *
+ * The core (audit database, key, timers) is created on the first `enable()`, so an
+ * instrumentation constructed with `enabled: false` opens nothing.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { metrics, trace } from '@opentelemetry/api';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { logs } from '@opentelemetry/api-logs';
+import type { LoggerProvider } from '@opentelemetry/api-logs';
+import { InstrumentationBase } from '@opentelemetry/instrumentation';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { enterErrors } from './aap-error-hook.js';
+import { INSTRUMENTATION_SCOPE } from './attributes.js';
+import { createCore } from './core.js';
+import type { CoreHandle } from './core.js';
+import { checkOptions } from './options.js';
+import type { AapTriageInstrumentationConfig } from './types.js';
+import { VERSION } from './version.js';
+
+/** The channel Node publishes `{ request, response, socket, server }` on before 'request'. */
+export const REQUEST_START_CHANNEL = 'http.server.request.start';
+
+interface RequestStartMessage {
+  request: IncomingMessage;
+  response: ServerResponse;
+}
+
+/** The triage options of a config: everything but `InstrumentationConfig`'s own keys. */
+function triageOptions(config: AapTriageInstrumentationConfig) {
+  const { enabled: _enabled, ...rest } = config as AapTriageInstrumentationConfig & { enabled?: boolean };
+  return checkOptions(rest);
+}
+
+export class AapTriageInstrumentation extends InstrumentationBase<AapTriageInstrumentationConfig> {
+  // `declare`d, not initialised: the base constructor already calls setConfig, the provider
+  // setters and enable(), and an initialiser would run after them and wipe what they stored.
+  declare private _handle: CoreHandle | undefined;
+  declare private _subscribed: boolean | undefined;
+  declare private _tracerProviderSet: TracerProvider | undefined;
+  declare private _meterProviderSet: MeterProvider | undefined;
+  declare private _loggerProviderSet: LoggerProvider | undefined;
+  declare private _closing: Promise<void> | undefined;
+  declare private _bound: ((message: unknown) => void) | undefined;
+
+  /**
+   * @param config {@link AapTriageInstrumentationConfig}: `createTriage`'s options (minus the
+   *   providers, which the SDK sets) plus `enabled` (default true). Throws TypeError /
+   *   RangeError for an invalid option, naming it.
+   */
+  constructor(config: AapTriageInstrumentationConfig = {}) {
+    triageOptions(config);
+    super(INSTRUMENTATION_SCOPE, VERSION, config);
+  }
+
+  /** No module is patched: exchanges come from the diagnostics channel. */
+  protected init(): InstrumentationModuleDefinition[] {
+    return [];
+  }
+
+  /** One exchange from the channel. */
+  private onRequestStart(message: unknown): void {
+    const handle = this._handle;
+    if (!handle) return;
+    try {
+      const { request, response } = message as RequestStartMessage;
+      // Published synchronously right before 'request', so the AapError store entered here covers
+      // the host's handler and what it awaits.
+      const errors = handle.observe(request, response, false);
+      if (errors) enterErrors(errors);
+    } catch (err) {
+      handle.core.safe.fail('observer', err);
+    }
+  }
+
+  private ensureHandle(): CoreHandle {
+    if (!this._handle) {
+      const handle = createCore({
+        ...triageOptions(this.getConfig()),
+        tracerProvider: this._tracerProviderSet ?? trace.getTracerProvider(),
+        meterProvider: this._meterProviderSet ?? metrics.getMeterProvider(),
+      });
+      handle.setLoggerProvider(this._loggerProviderSet ?? logs.getLoggerProvider());
+      this._handle = handle;
+    }
+    return this._handle;
+  }
+
+  /** Subscribes to `http.server.request.start` (creating the core on first use). Idempotent. */
+  override enable(): void {
+    super.enable();
+    if (this._subscribed || this._closing) return;
+    this.ensureHandle();
+    subscribe(REQUEST_START_CHANNEL, this.listener());
+    this._subscribed = true;
+  }
+
+  /** Unsubscribes; exchanges in flight finish and are reported. Idempotent. */
+  override disable(): void {
+    super.disable();
+    if (!this._subscribed) return;
+    unsubscribe(REQUEST_START_CHANNEL, this.listener());
+    this._subscribed = false;
+  }
+
+  /**
+   * The channel listener, one function for subscribe and unsubscribe. Made on first use: the
+   * base constructor calls enable() before an arrow-function field would exist.
+   */
+  private listener(): (message: unknown) => void {
+    this._bound ??= (message: unknown) => this.onRequestStart(message);
+    return this._bound;
+  }
+
+  override setTracerProvider(tracerProvider: TracerProvider): void {
+    super.setTracerProvider(tracerProvider);
+    this._tracerProviderSet = tracerProvider;
+    this._handle?.setTracerProvider(tracerProvider);
+  }
+
+  override setMeterProvider(meterProvider: MeterProvider): void {
+    this._meterProviderSet = meterProvider;
+    super.setMeterProvider(meterProvider);
+  }
+
+  /** Creates the instruments on the current meter provider (the base calls it from setMeterProvider). */
+  protected override _updateMetricInstruments(): void {
+    this._handle?.setMeterProvider(this._meterProviderSet ?? metrics.getMeterProvider());
+  }
+
+  override setLoggerProvider(loggerProvider: LoggerProvider): void {
+    super.setLoggerProvider(loggerProvider);
+    this._loggerProviderSet = loggerProvider;
+    this._handle?.setLoggerProvider(loggerProvider);
+  }
+
+  /**
+   * Replaces the configuration. Triage options take effect at once: the current core is shut
+   * down (its audit sink flushed and closed) and a new one is built from the new options.
+   * Throws TypeError / RangeError for an invalid option (the old config then stays).
+   */
+  override setConfig(config: AapTriageInstrumentationConfig = {}): void {
+    triageOptions(config);
+    super.setConfig(config);
+    const old = this._handle;
+    if (!old) return;
+    this._handle = undefined;
+    void old.shutdown();
+    if (this._subscribed) this.ensureHandle();
+  }
+
+  /**
+   * Unsubscribes and flushes and closes the audit sink and traffic counters. Resolves when done;
+   * never rejects. Idempotent. `aap-triage/register` calls it on SIGTERM and beforeExit.
+   */
+  shutdown(): Promise<void> {
+    this._closing ??= (async () => {
+      this.disable();
+      await this._handle?.shutdown();
+    })();
+    return this._closing;
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * Issues (issue #17 "Issues"): errors grouped by their issue key (src/triage/issue-key.ts), each
+ * with its count, clients affected, first and last seen, a trend over the window, retryable and
+ * a state (new / regressed / ongoing). Backs `aap-triage issues` and the TUI's Issues view.
+ *
+ * Where the numbers come from: for a window longer than `rawWindowMs` and no query, the whole
+ * hours inside the window are read from `issue_hours` (kept by the store's triggers) and only
+ * the partial hours at either edge from `error_events`, so counts are exact and 24 h of a 10 M-row
+ * store costs a few hundred thousand summary rows at most (bench/issues.bench.mjs). A query
+ * (anything a search accepts) or a short window reads `error_events` directly.
+ */
+import type { Violation } from '../protocol/error-event.js';
+import { ISSUE_HOUR_MS } from '../audit/schema.js';
+import { compileQuery } from './compile.js';
+import { issueTitle } from './issue-key.js';
+import type { Db } from './rows.js';
+import { asQuery, type QueryOptions } from './search.js';
+import type { Query } from './query.js';
+import type { TimeWindow } from './time.js';
+
+const HOUR = ISSUE_HOUR_MS;
+
+/** Defaults of {@link listIssues}. */
+export const ISSUE_DEFAULTS = Object.freeze({
+  /**
+   * Quiet period after which an issue that shows up again is `regressed`, ms (6 h): longer than
+   * a retry storm or a deploy blip (minutes), shorter than a day, so "it stopped overnight and is
+   * back" shows.
+   */
+  quietMs: 6 * HOUR,
+  /** Trend buckets aimed at over the window (the bucket width is rounded up to a minute, or an hour on the summary path). */
+  buckets: 24,
+  /** Windows up to this long (ms, 6 h) are read from `error_events` directly, in finer buckets. */
+  rawWindowMs: 6 * HOUR,
+  /** Issues returned at most. */
+  limit: 1000,
+});
+
+/** Orders of {@link listIssues}: most errors first; most recently seen first; most recently first seen first. */
+export type IssueSort = 'count' | 'last_seen' | 'first_seen';
+/** Every {@link IssueSort}, in the order the CLI lists them. */
+export const ISSUE_SORTS: readonly IssueSort[] = ['count', 'last_seen', 'first_seen'];
+
+/**
+ * - `new`: first seen (in the whole store) inside the window;
+ * - `regressed`: seen before, then quiet for at least `quietMs`, then seen again inside the window;
+ * - `ongoing`: anything else.
+ */
+export type IssueState = 'new' | 'regressed' | 'ongoing';
+
+/** One issue over the window. Field names are the `--json` keys (snake_case). Times are epoch ms. */
+export interface Issue {
+  /** The issue key (16 hex digits); `issue:<key>` in a query lists its errors. */
+  key: string;
+  /** One line for lists: `CODE · skill-or-method · service (protocol)`. */
+  title: string;
+  service: string;
+  protocol: string;
+  rpc_method: string;
+  skill: string | null;
+  code: string;
+  /** The violations shape of the key (pointers and keywords of a sample row). */
+  violations: Violation[];
+  /** The conformance rule ids of the key. */
+  conformance: string[];
+  /** Errors in the window. */
+  count: number;
+  /** Distinct client pseudonyms among them (calls without a credential not counted). */
+  clients: number;
+  /** True when every error of the window said retryable=true, false when every one said false, else null. */
+  retryable: boolean | null;
+  /** Errors of the window per `retryable` value. */
+  retryable_split: { true: number; false: number; unknown: number };
+  /** First and last error inside the window. */
+  first_seen: number;
+  last_seen: number;
+  /** First error of this issue in the whole store. */
+  first_seen_ever: number;
+  state: IssueState;
+  /** For `regressed`: when it came back (the first error after the quiet period); else null. */
+  regressed_at: number | null;
+  /** Errors per bucket; bucket i starts at `trend_start + i × bucket_ms` of the list. */
+  trend: number[];
+  /** The newest error of the issue in the window. */
+  last_error_id: string;
+  last_trace_id: string | null;
+}
+
+/** The answer of {@link listIssues}. */
+export interface IssueList {
+  /** The effective window (a query's since:/until: override the one passed in). */
+  window: TimeWindow;
+  sort: IssueSort;
+  /** Start of the first trend bucket (at or before `window.since`), and the bucket width, ms. */
+  trend_start: number;
+  bucket_ms: number;
+  /** The quiet period behind `regressed`, ms. */
+  quiet_ms: number;
+  /** Issues in the window (all, before `limit`). */
+  total: number;
+  /** Where the counts came from: `summary` (issue_hours + edges) or `rows` (error_events). */
+  source: 'summary' | 'rows';
+  issues: Issue[];
+}
+
+/** Options of {@link listIssues}. */
+export interface IssueOptions extends QueryOptions {
+  /** The window; a query's since:/until: override it. */
+  window: TimeWindow;
+  /** Default `count`. */
+  sort?: IssueSort;
+  /** Restrict to errors matching a query (any search query; reads error_events). */
+  query?: Query | string | null;
+  /** Default {@link ISSUE_DEFAULTS}.limit. */
+  limit?: number;
+  /** Default {@link ISSUE_DEFAULTS}.quietMs. */
+  quietMs?: number;
+  /** Default {@link ISSUE_DEFAULTS}.buckets. */
+  buckets?: number;
+}
+
+interface Cell {
+  k: string;
+  b: number;
+  n: number;
+  r: number;
+  f: number;
+  lo: number;
+  hi: number;
+}
+
+interface Acc {
+  key: string;
+  count: number;
+  r: number;
+  f: number;
+  lo: number;
+  hi: number;
+  /** Non-empty buckets in time order: [bucket start, first, last, errors]. */
+  spans: [number, number, number, number][];
+}
+
+const ceilTo = (v: number, step: number): number => Math.ceil(v / step) * step;
+
+/** Bucket plan: width and first bucket start for a window. */
+function plan(window: TimeWindow, summary: boolean, buckets: number): { bucketMs: number; start: number; count: number } {
+  const span = Math.max(1, window.until - window.since);
+  const unit = summary ? HOUR : 60_000;
+  const bucketMs = Math.max(unit, ceilTo(span / Math.max(1, buckets), unit));
+  // Summary buckets line up with the store's hours; finer ones start at the window.
+  const start = summary ? Math.floor(window.since / bucketMs) * bucketMs : window.since;
+  return { bucketMs, start, count: Math.max(1, Math.ceil((window.until - start) / bucketMs)) };
+}
+
+async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: number): Promise<{ cells: Cell[]; clients: Map<string, number> }> {
+  const h0 = ceilTo(w.since, HOUR);
+  const h1 = Math.floor(w.until / HOUR) * HOUR;
+  const cte = `WITH cells AS (
+      SELECT issue_key, client, hour AS t, errors AS n, retryable AS r, terminal AS f, first_at AS lo, last_at AS hi
+        FROM issue_hours WHERE hour >= ? AND hour < ?
+      UNION ALL
+      SELECT issue_key, COALESCE(client, ''), occurred_at, 1, CASE WHEN retryable = 1 THEN 1 ELSE 0 END, CASE WHEN retryable = 0 THEN 1 ELSE 0 END, occurred_at, occurred_at
+        FROM error_events
+       WHERE issue_key IS NOT NULL AND ((occurred_at >= ? AND occurred_at < ?) OR (occurred_at >= ? AND occurred_at < ?)))`;
+  const params = [h0, h1, w.since, h0, h1, w.until];
+  const cells = await db.all<Cell>(
+    `${cte} SELECT issue_key AS k, t - ((t - ?) % ?) AS b, sum(n) AS n, sum(r) AS r, sum(f) AS f, min(lo) AS lo, max(hi) AS hi
+       FROM cells GROUP BY 1, 2`,
+    [...params, start, bucketMs],
+  );
+  const clients = await db.all<{ k: string; c: number }>(`${cte} SELECT issue_key AS k, count(DISTINCT client) AS c FROM cells WHERE client <> '' GROUP BY 1`, params);
+  return { cells, clients: new Map(clients.map((c) => [c.k, c.c])) };
+}
+
+async function rowCells(
+  db: Db,
+  where: string,
+  params: readonly (string | number)[],
+  start: number,
+  bucketMs: number,
+): Promise<{ cells: Cell[]; clients: Map<string, number> }> {
+  const cells = await db.all<Cell>(
+    `SELECT issue_key AS k, occurred_at - ((occurred_at - ?) % ?) AS b, count(*) AS n, SUM(CASE WHEN retryable = 1 THEN 1 ELSE 0 END) AS r,
+            SUM(CASE WHEN retryable = 0 THEN 1 ELSE 0 END) AS f, min(occurred_at) AS lo, max(occurred_at) AS hi
+       FROM error_events WHERE ${where} AND issue_key IS NOT NULL GROUP BY 1, 2`,
+    [start, bucketMs, ...params],
+  );
+  const clients = await db.all<{ k: string; c: number }>(
+    `SELECT issue_key AS k, count(DISTINCT client) AS c FROM error_events
+      WHERE ${where} AND issue_key IS NOT NULL AND client IS NOT NULL AND client <> '' GROUP BY 1`,
+    params,
+  );
+  return { cells, clients: new Map(clients.map((c) => [c.k, c.c])) };
+}
+
+function fold(cells: readonly Cell[]): Map<string, Acc> {
+  const out = new Map<string, Acc>();
+  for (const c of cells) {
+    let a = out.get(c.k);
+    if (!a) {
+      a = { key: c.k, count: 0, r: 0, f: 0, lo: Number.POSITIVE_INFINITY, hi: Number.NEGATIVE_INFINITY, spans: [] };
+      out.set(c.k, a);
+    }
+    a.count += c.n;
+    a.r += c.r;
+    a.f += c.f;
+    a.lo = Math.min(a.lo, c.lo);
+    a.hi = Math.max(a.hi, c.hi);
+    a.spans.push([c.b, c.lo, c.hi, c.n]);
+  }
+  for (const a of out.values()) a.spans.sort((x, y) => x[0] - y[0]);
+  return out;
+}
+
+const SORTERS: Record<IssueSort, (a: Acc, b: Acc) => number> = {
+  count: (a, b) => b.count - a.count || b.hi - a.hi || (a.key < b.key ? -1 : 1),
+  last_seen: (a, b) => b.hi - a.hi || b.count - a.count || (a.key < b.key ? -1 : 1),
+  first_seen: (a, b) => b.lo - a.lo || b.count - a.count || (a.key < b.key ? -1 : 1),
+};
+
+interface SampleRow {
+  error_id: string;
+  trace_id: string | null;
+  service: string;
+  protocol: string;
+  rpc_method: string;
+  skill: string | null;
+  code: string;
+  violations: string;
+  conformance: string;
+}
+
+const jsonArray = <T>(text: string): T[] => {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as T[]) : [];
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Issues over a window, sorted (`count` by default), at most `limit`, each with its state and a
+ * trend. Read-only; throws `QuerySyntaxError` for a bad query. The state looks at the whole
+ * store (first error ever, the error before the window), not only at the window.
+ */
+export async function listIssues(db: Db, options: IssueOptions): Promise<IssueList> {
+  const q = asQuery(options.query ?? null);
+  const c = compileQuery(q, { now: options.now ?? Date.now(), window: options.window, pseudonymizer: options.pseudonymizer ?? null });
+  const window = c.window;
+  const sort = options.sort ?? 'count';
+  if (!Object.hasOwn(SORTERS, sort)) throw new RangeError(`Expected sort to be one of ${ISSUE_SORTS.join(', ')}, got ${JSON.stringify(sort)}`);
+  const quietMs = options.quietMs ?? ISSUE_DEFAULTS.quietMs;
+  const limit = Math.max(1, Math.trunc(options.limit ?? ISSUE_DEFAULTS.limit));
+  const span = window.until - window.since;
+  const summary =
+    q.terms.length === 0 && span > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
+  const p = plan(window, summary, options.buckets ?? ISSUE_DEFAULTS.buckets);
+  const { cells, clients } = summary ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
+  const accs = [...fold(cells).values()].sort(SORTERS[sort]);
+
+  const firstEver = async (key: string) => (await db.get<{ v: number | null }>('SELECT min(occurred_at) AS v FROM error_events WHERE issue_key = ?', [key]))?.v ?? null;
+  const lastBefore = async (key: string, at: number) =>
+    (await db.get<{ v: number | null }>('SELECT max(occurred_at) AS v FROM error_events WHERE issue_key = ? AND occurred_at < ?', [key, at]))?.v ?? null;
+  const sample = async (key: string) =>
+    (await db.get<SampleRow>(
+      `SELECT error_id, trace_id, service, protocol, rpc_method, skill, code, violations, conformance FROM error_events
+        WHERE issue_key = ? AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at DESC LIMIT 1`,
+      [key, window.since, window.until],
+    )) as SampleRow;
+  const issues: Issue[] = [];
+  for (const a of accs.slice(0, limit)) {
+    const s = await sample(a.key);
+    const ever = (await firstEver(a.key)) ?? a.lo;
+    const before = await lastBefore(a.key, window.since);
+    let regressedAt: number | null = null;
+    if (ever < window.since) {
+      // A gap of quietMs either before the window's first error or between two buckets of it.
+      let prev = before;
+      for (const [, lo, hi] of a.spans) {
+        if (prev !== null && lo - prev >= quietMs) regressedAt = lo;
+        prev = hi;
+      }
+    }
+    const trend = new Array<number>(p.count).fill(0);
+    for (const [b, , , n] of a.spans) trend[Math.min(p.count - 1, Math.max(0, Math.floor((b - p.start) / p.bucketMs)))]! += n;
+    const unknown = a.count - a.r - a.f;
+    const fields = { service: s.service, protocol: s.protocol, rpc_method: s.rpc_method, skill: s.skill, code: s.code };
+    issues.push({
+      key: a.key,
+      title: issueTitle(fields),
+      ...fields,
+      violations: jsonArray<Violation>(s.violations),
+      conformance: jsonArray<string>(s.conformance),
+      count: a.count,
+      clients: clients.get(a.key) ?? 0,
+      retryable: a.r === a.count ? true : a.f === a.count ? false : null,
+      retryable_split: { true: a.r, false: a.f, unknown },
+      first_seen: a.lo,
+      last_seen: a.hi,
+      first_seen_ever: ever,
+      state: ever >= window.since ? 'new' : regressedAt !== null ? 'regressed' : 'ongoing',
+      regressed_at: regressedAt,
+      trend,
+      last_error_id: s.error_id,
+      last_trace_id: s.trace_id,
+    });
+  }
+  return { window, sort, trend_start: p.start, bucket_ms: p.bucketMs, quiet_ms: quietMs, total: accs.length, source: summary ? 'summary' : 'rows', issues };
+}
+
+/**
+ * One issue by its key or a key prefix (≥ 6 hex digits) over the window; undefined when no
+ * error of that issue falls in it. Same fields as {@link listIssues}.
+ */
+export async function getIssue(db: Db, key: string, options: Omit<IssueOptions, 'query' | 'sort' | 'limit'>): Promise<Issue | undefined> {
+  return (await listIssues(db, { ...options, query: `issue:${key}`, limit: 1 })).issues[0];
+}

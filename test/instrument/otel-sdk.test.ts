@@ -1,0 +1,164 @@
+/**
+ * aap-triage inside a host's own OpenTelemetry SDK and module system (issue 13), each case in
+ * a real child process against dist/:
+ *
+ * - `fixtures/host-sdk.mjs`: NodeSDK + HttpInstrumentation + AapTriageInstrumentation with
+ *   in-memory span, metric and log exporters, the instrumentation constructed before the SDK
+ *   starts and after it; disable() then enable(). Expected span tree per enabled call:
+ *     POST (SERVER, @opentelemetry/instrumentation-http)   ← named by `traceresponse`
+ *       └─ tools/call (SERVER, aap-triage)                 ← the aap.error log record's span
+ * - `fixtures/cjs-dealer.cjs`: a CommonJS server that `require`s the package.
+ * - the library entry points load no SDK, exporter, CLI, TUI, mail or demo module.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureBuilt } from '../helpers/dist.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+interface HostRun {
+  responses: { status: number; traceresponse: string | null; body: { result: { data: Record<string, unknown> } } }[];
+  spans: { name: string; scope: { name: string; schemaUrl?: string }; traceId: string; spanId: string; parentSpanId: string | null; attributes: Record<string, unknown> }[];
+  metrics: Record<string, number>;
+  logs: { eventName: string; severityText: string; attributes: Record<string, unknown>; traceId: string | null; spanId: string | null }[];
+  diag: string[];
+}
+
+function runHost(order: string): { out: HostRun; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(FIXTURES, 'host-sdk.mjs'), order], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return { out: JSON.parse(r.stdout) as HostRun, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.each(['instrumentation-first', 'sdk-first'])('AapTriageInstrumentation in a host NodeSDK (%s)', (order) => {
+  let run: ReturnType<typeof runHost>;
+  beforeAll(() => {
+    run = runHost(order);
+  }, 90_000);
+
+  it('puts each call span under the HTTP server span the traceresponse header names', () => {
+    const { out } = run;
+    const enabled = [out.responses[0], out.responses[2]];
+    for (const r of enabled) {
+      const tr = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(r?.traceresponse ?? '');
+      expect(tr).not.toBeNull();
+      const http = out.spans.find((s) => s.spanId === tr?.[2]);
+      expect(http?.scope.name).toBe('@opentelemetry/instrumentation-http');
+      const call = out.spans.find((s) => s.parentSpanId === tr?.[2]);
+      expect(call).toMatchObject({ name: 'tools/call', traceId: tr?.[1], scope: { name: 'aap-triage', schemaUrl: 'https://opentelemetry.io/schemas/1.45.0' } });
+      expect(call?.attributes['aap.error.id']).toBe(r?.body.result.data.error_id);
+    }
+  });
+
+  it('records metrics on the host meter provider', () => {
+    expect(run.out.metrics).toMatchObject({ 'aap.server.errors': 2, 'rpc.server.call.duration': 3 });
+  });
+
+  it('emits one aap.error log record per error with its fields and the call span ids', () => {
+    const { out } = run;
+    expect(out.logs).toHaveLength(2);
+    const calls = out.spans.filter((s) => s.name === 'tools/call');
+    for (const log of out.logs) {
+      expect(log).toMatchObject({ eventName: 'aap.error', severityText: 'WARN', attributes: { code: 'RESERVATION_CONFLICT', method: 'tools/call', skill: 'create_reservation', retryable: false } });
+      const span = calls.find((s) => s.attributes['aap.error.id'] === log.attributes.error_id);
+      expect(log.traceId).toBe(span?.traceId);
+      expect(log.spanId).toBe(span?.spanId);
+      expect(Object.keys(log.attributes).sort()).toEqual(['attempt', 'code', 'error_id', 'method', 'retry_flags', 'retryable', 'skill', 'span_id', 'trace_id']);
+    }
+  });
+
+  it('passes exchanges through untouched while disabled and observes again after enable()', () => {
+    const { out } = run;
+    const off = out.responses[1];
+    expect(off?.traceresponse).toBeNull();
+    expect(off?.body.result.data.error_id).toBeUndefined();
+    expect(out.spans.filter((s) => s.name === 'tools/call' && s.attributes['aap.skill'] === 'create_reservation')).toHaveLength(2);
+  });
+
+  it('applies setConfig() at once', () => {
+    const cfg = run.out.spans.find((s) => s.name === 'tools/call' && s.attributes['jsonrpc.request.id'] === 'cfg-1');
+    expect(cfg?.attributes['aap.skill']).toBe('_OTHER');
+  });
+
+  it('logs no diag warning or error, writes only to stderr, and nothing but the fixture line to stdout', () => {
+    expect(run.out.diag).toEqual([]);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    const lines = run.stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l.level, l.msg, l.code])).toEqual([
+      [40, 'json-rpc error sent', 'RESERVATION_CONFLICT'],
+      [40, 'json-rpc error sent', 'RESERVATION_CONFLICT'],
+    ]);
+  });
+});
+
+describe('module systems and what loads', () => {
+  it('serves a CommonJS dealer that requires the package', async () => {
+    const proc = spawn(process.execPath, [join(FIXTURES, 'cjs-dealer.cjs')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`cjs dealer did not start: ${err}`)), 20_000);
+        const check = (): void => {
+          const m = /PORT (\d+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          } else setTimeout(check, 20);
+        };
+        check();
+      });
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'cjs-1', method: 'tools/call', params: { name: 'create_reservation', arguments: {} } }),
+      });
+      const body = (await res.json()) as { result: { data: { error_id?: string } } };
+      // The instrumentation completed the envelope: the caller holds an error id.
+      expect(body.result.data.error_id).toMatch(/^err_[0-9a-f]{32}$/);
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(out).toBe(`PORT ${port}\n`);
+      const line = JSON.parse(err.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+      expect(line).toMatchObject({ msg: 'json-rpc error sent', code: 'RESERVATION_CONFLICT', error_id: body.result.data.error_id });
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  });
+
+  it.each(['aap-triage', 'aap-triage/protocol', 'aap-triage/client'])('loads no SDK, exporter, CLI, TUI, mail or demo module for %s', (entry) => {
+    const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'startup', 'probe.mjs'), entry, '--count'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', PROBE_LIST: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const files = r.stderr.trim().split('\n');
+    // Not vacuous: the listing holds the package's own bundle.
+    expect(files.some((f) => f.includes('/dist/lib/'))).toBe(true);
+    const forbidden = /node_modules\/(@opentelemetry\/(sdk-|exporter-|resources|otlp-|instrumentation-http)|nodemailer|ink|react|commander|better-sqlite3|ajv|@grpc|protobufjs)\/|\/dist\/(cli|tui|demo|probe)\//;
+    expect(files.filter((f) => forbidden.test(f))).toEqual([]);
+  });
+
+  it('needs no import-time SDK for require() of every entry point', () => {
+    const r = spawnSync(process.execPath, ['-e', "for (const e of ['aap-triage', 'aap-triage/protocol', 'aap-triage/client']) require(e); console.log(Object.keys(require.cache).filter((k) => /sdk-node|exporter-/.test(k)).length)"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('0');
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * The wire rewrite on plain response objects (`rewriteItem`): each case is a host response
+ * spec/aap-errors.txt forbids or leaves incomplete, and what the rewrite must make of it. Every
+ * case also checks the rule of issue 15: the result breaks no conformance rule the host's
+ * response did not already break.
+ */
+import { describe, expect, it } from 'vitest';
+import { ExchangeErrors } from '../../src/instrument/aap-error-hook.js';
+import { REWRITE_RULES, rewriteItem } from '../../src/instrument/rewrite.js';
+import type { RewriteContext } from '../../src/instrument/rewrite.js';
+import { AapError, conformanceRuleIds } from '../../src/protocol/index.js';
+import type { RequestCall } from '../../src/protocol/index.js';
+
+const NOW = new Date('2026-12-01T12:00:00.000Z');
+const AAP_CALL = { family: 'aap', method: 'SendMessage', skill: 'inventory.vehicle', id: 'r1', isNotification: false, params: {} } as unknown as RequestCall;
+const URI_13 = 'https://autoagentprotocol.org/extensions/aap/v1.3';
+
+function ctx(over: Partial<RewriteContext> = {}): RewriteContext {
+  return { store: null, aapForm: '2.0', endpointForm: null, requiredExtensionUri: null, traceId: null, mayRewrite: true, now: NOW, ...over };
+}
+
+/** Runs the rewrite on a copy and returns the result with the rules before and after. */
+function run(item: Record<string, unknown>, c: RewriteContext = ctx(), call: RequestCall | null = AAP_CALL) {
+  const before = conformanceRuleIds(item, { family: 'aap' });
+  const r = rewriteItem(structuredClone(item), call, c);
+  const after = conformanceRuleIds(r.item, c.endpointForm ? { family: 'aap', form: c.endpointForm } : { family: 'aap' });
+  return { r, before, after, caused: after.filter((x) => !before.includes(x)) };
+}
+
+type Entry = Record<string, unknown> & { metadata?: Record<string, string> };
+const dataOf = (item: Record<string, unknown>): Entry[] => (item.error as { data: Entry[] }).data;
+const payloadOf = (item: Record<string, unknown>): Entry | undefined =>
+  dataOf(item).find((d) => d['@type'] === 'https://autoagentprotocol.org/extensions/aap/error');
+
+describe('a -32603 carrying a stack trace', () => {
+  const stack = 'VEHICLE_NOT_FOUND: No listing matches that VIN.\n    at lookup (/srv/dealer/skills/vehicle.js:41:11)\n    at async Handler.run (file:///srv/dealer/node_modules/x/index.mjs:3:9)';
+
+  it('is promoted into the typed payload without the trace', () => {
+    const { r, caused, after } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: stack } });
+    expect(r.changed).toBe(true);
+    const error = r.item.error as { code: number; message: string };
+    expect(error.code).toBe(-32000);
+    expect(error.message).toBe('No listing matches that VIN.');
+    expect(payloadOf(r.item)).toMatchObject({ code: 'VEHICLE_NOT_FOUND', message: 'No listing matches that VIN.' });
+    expect(JSON.stringify(r.item)).not.toMatch(/\/srv\/dealer|at lookup/);
+    expect(after).not.toContain('aap.no-stack-trace');
+    expect(caused).toEqual([]);
+  });
+
+  it('finds the AapError instance when the host sent its stack, keeping its error_id', () => {
+    const store = new ExchangeErrors();
+    const err = new AapError('VEHICLE_NOT_FOUND', 'No listing matches that VIN.', { errorId: 'err_0192f3c01a2b7c3d8e4f5a6b7c8d9e0f' });
+    store.add(err);
+    const { r, caused } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: err.stack } }, ctx({ store }));
+    expect(payloadOf(r.item)?.error_id).toBe('err_0192f3c01a2b7c3d8e4f5a6b7c8d9e0f');
+    expect(JSON.stringify(r.item)).not.toContain('    at ');
+    expect(caused).toEqual([]);
+  });
+
+  it('cuts a trace out of a plain -32603 message (not an AapError) and says so', () => {
+    const { r, caused, after } = run({
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: { code: -32603, message: 'TypeError: boom at Foo (/srv/dealer/x.js:1:2)', data: [] },
+    });
+    const message = (r.item.error as { message: string }).message;
+    expect(message).not.toMatch(/boom|\/srv\/dealer/);
+    expect(message).toMatch(/^Internal/);
+    expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
+    expect(after).not.toContain('aap.no-stack-trace');
+    expect(caused).toEqual([]);
+  });
+});
+
+describe('a minted error_id', () => {
+  it('goes into the typed payload and the AAP ErrorInfo, not an A2A ErrorInfo that comes first', () => {
+    const host = {
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: {
+        code: -32000,
+        message: 'No listing matches that VIN.',
+        data: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { hint: 'x' } },
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'VEHICLE_NOT_FOUND',
+            domain: 'autoagentprotocol.org',
+            metadata: { code: 'VEHICLE_NOT_FOUND', retryable: 'false', created_at: '2026-04-30T10:15:30Z' },
+          },
+          {
+            '@type': 'https://autoagentprotocol.org/extensions/aap/error',
+            type: 'aap.error',
+            code: 'VEHICLE_NOT_FOUND',
+            message: 'No listing matches that VIN.',
+            retryable: false,
+            created_at: '2026-04-30T10:15:30Z',
+          },
+        ],
+      },
+    };
+    const { r, before, caused } = run(host);
+    expect(before).toContain('aap.error-id-present');
+    expect(r.minted).toBe(true);
+    const id = r.outcome.ok ? null : r.outcome.error?.errorId;
+    expect(id).toMatch(/^err_[0-9a-f]{32}$/);
+    const [a2a, aapInfo, payload] = dataOf(r.item);
+    expect(a2a?.metadata).toEqual({ hint: 'x' });
+    expect(aapInfo?.metadata?.error_id).toBe(id);
+    expect(payload?.error_id).toBe(id);
+    expect(caused).toEqual([]);
+  });
+
+  it('goes into error.data of the released form', () => {
+    const host = {
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: { code: -32000, message: 'Gone.', data: { type: 'aap.error', code: 'VEHICLE_UNAVAILABLE', message: 'Gone.', retryable: false, created_at: '2026-04-30T10:15:30Z' } },
+    };
+    const { r, caused } = run(host);
+    expect((r.item.error as { data: { error_id: string } }).data.error_id).toMatch(/^err_/);
+    expect(caused).toEqual([]);
+  });
+});
+
+describe('an AapError promoted by the rewrite', () => {
+  it("keeps the instance's created_at, not the time of the rewrite", () => {
+    const store = new ExchangeErrors();
+    const err = new AapError('VEHICLE_UNAVAILABLE', 'That vehicle was just sold.', { createdAt: '2026-04-30T10:15:30Z' });
+    store.add(err);
+    const { r, caused } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: err.message } }, ctx({ store }));
+    expect(payloadOf(r.item)?.created_at).toBe('2026-04-30T10:15:30Z');
+    expect(dataOf(r.item)[0]?.metadata?.created_at).toBe('2026-04-30T10:15:30Z');
+    expect(caused).toEqual([]);
+  });
+
+  it.each(['SCHEMA_VALIDATION_FAILED', 'MISSING_REQUIRED_FIELD', 'INVALID_CONDITION'])(
+    'gives a %s recovered from the message alone a details.errors[] entry',
+    (code) => {
+      const { r, after, caused } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: `${code}: filters.year_min must be an integer` } });
+      const payload = payloadOf(r.item) as { details: { errors: Array<Record<string, string>> } };
+      expect(payload.details.errors).toEqual([{ instanceLocation: '', keyword: expect.any(String), error: 'filters.year_min must be an integer' }]);
+      expect(dataOf(r.item).some((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')).toBe(true);
+      expect(after).not.toContain('aap.validation-details');
+      expect(caused).toEqual([]);
+    },
+  );
+
+  it('keeps the failing fields of an AapError instance', () => {
+    const store = new ExchangeErrors();
+    const errors = [
+      { instanceLocation: '/filters/year_min', keyword: 'type', error: 'must be an integer' },
+      { instanceLocation: '/filters/make', keyword: 'additionalProperties', error: 'unknown filter key' },
+    ];
+    const err = new AapError('SCHEMA_VALIDATION_FAILED', 'request failed validation with 2 errors', { details: { errors } });
+    store.add(err);
+    const { r, caused } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: err.message } }, ctx({ store }));
+    expect((payloadOf(r.item) as { details: unknown }).details).toEqual({ errors });
+    expect(caused).toEqual([]);
+  });
+
+  it('is written in the released form on a released endpoint', () => {
+    const { r, caused, after } = run(
+      { jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: 'RATE_LIMITED: Slow down.' } },
+      ctx({ aapForm: 'released', endpointForm: 'released' }),
+    );
+    const error = r.item.error as { code: number; data: Record<string, unknown> };
+    expect(error.code).toBe(-32002);
+    expect(Array.isArray(error.data)).toBe(false);
+    expect(error.data).toMatchObject({ type: 'aap.error', code: 'RATE_LIMITED', retryable: true });
+    expect(after).not.toContain('aap.form-matches-endpoint');
+    // RATE_LIMITED without a retry hint: the host's AapError had none (a SHOULD), nothing else.
+    expect(caused.filter((x) => x !== 'aap.rate-limited-retry-after')).toEqual([]);
+  });
+});
+
+describe('an earlier draft -32008 with the URI only in its metadata', () => {
+  const draft = {
+    jsonrpc: '2.0',
+    id: 'r1',
+    error: {
+      code: -32008,
+      message: 'Extension support required.',
+      data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'EXTENSION_SUPPORT_REQUIRED', domain: 'a2a-protocol.org', metadata: { extensionUri: URI_13 } }],
+    },
+  };
+
+  it('gets the URI and A2A-Extensions in its message and requiredHeader in its metadata', () => {
+    const { r, before, after, caused } = run(draft);
+    expect(before).toEqual(expect.arrayContaining(['a2a.extension-required-message', 'a2a.extension-required-detail']));
+    const error = r.item.error as { message: string; data: Entry[] };
+    expect(error.message).toContain(URI_13);
+    expect(error.message).toContain('A2A-Extensions');
+    expect(error.data[0]?.metadata).toMatchObject({ extensionUri: URI_13, requiredHeader: 'A2A-Extensions' });
+    expect(after.filter((x) => x.startsWith('a2a.extension-required'))).toEqual([]);
+    expect(caused).toEqual([]);
+  });
+
+  it("keeps the host's URI over requiredExtensionUri, so message and metadata agree", () => {
+    const { r, after } = run(draft, ctx({ requiredExtensionUri: 'https://autoagentprotocol.org/extensions/aap/v2.0' }));
+    expect((r.item.error as { message: string }).message).toContain(URI_13);
+    expect(after).not.toContain('a2a.extension-required-same-uri');
+  });
+
+  it('gets a whole ErrorInfo when it has none', () => {
+    const { r, after, caused } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32008, message: `Client must declare support for required extensions: ${URI_13}` } });
+    expect(dataOf(r.item)[0]).toMatchObject({ reason: 'EXTENSION_SUPPORT_REQUIRED', domain: 'a2a-protocol.org', metadata: { extensionUri: URI_13, requiredHeader: 'A2A-Extensions' } });
+    expect(after.filter((x) => x.startsWith('a2a.'))).toEqual([]);
+    expect(caused).toEqual([]);
+  });
+
+  it('is only reported when rewriting is off', () => {
+    const { r } = run(draft, ctx({ mayRewrite: false }));
+    expect(r.changed).toBe(false);
+    expect(r.conformance).toContain(REWRITE_RULES.bareActivationError);
+  });
+});
+
+describe('an error_id the host put in one place only', () => {
+  it('is copied from the typed payload into the AAP ErrorInfo metadata', () => {
+    const host = {
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: {
+        code: -32000,
+        message: 'Gone.',
+        data: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VEHICLE_UNAVAILABLE', domain: 'autoagentprotocol.org', metadata: { code: 'VEHICLE_UNAVAILABLE', retryable: 'false', created_at: '2026-04-30T10:15:30Z' } },
+          { '@type': 'https://autoagentprotocol.org/extensions/aap/error', type: 'aap.error', error_id: 'err_host01', code: 'VEHICLE_UNAVAILABLE', message: 'Gone.', retryable: false, created_at: '2026-04-30T10:15:30Z' },
+        ],
+      },
+    };
+    const { r, before, after } = run(host);
+    expect(before).toContain('aap.errorinfo-leads');
+    expect(r.minted).toBe(false);
+    expect(dataOf(r.item)[0]?.metadata?.error_id).toBe('err_host01');
+    expect(after).toEqual([]);
+  });
+});

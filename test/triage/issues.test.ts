@@ -1,0 +1,173 @@
+// Issues over a store with a known mix: counts, clients, first/last seen, new vs regressed vs
+// ongoing, the same answer from the hourly summary and from the rows, the issue: query term.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteReader, type AuditReader } from '../../src/audit/store.js';
+import { issueKey, issueKeyText, listIssues, searchErrors, type Issue } from '../../src/triage/index.js';
+import type { ErrorEvent } from '../../src/protocol/error-event.js';
+import { createStore, event, insertEvents } from './seed.js';
+
+const HOUR = 3_600_000;
+// "now": half past an hour, so a 24 h window has partial hours at both edges.
+const NOW = Date.UTC(2026, 10, 30, 12, 30, 0);
+const WINDOW = { since: NOW - 24 * HOUR, until: NOW };
+const A = 'clientAAAAAAAAAAAAAAAAA'.slice(0, 22);
+const B = 'clientBBBBBBBBBBBBBBBBB'.slice(0, 22);
+const C = 'clientCCCCCCCCCCCCCCCCC'.slice(0, 22);
+
+const rate = (at: number, client: string): ErrorEvent =>
+  event({ occurred_at: at, skill: 'inventory.search', code: 'RATE_LIMITED', retryable: true, client });
+const schema = (at: number, index: number): ErrorEvent =>
+  event({
+    occurred_at: at,
+    skill: 'lead.submit',
+    code: 'SCHEMA_VALIDATION_FAILED',
+    retryable: false,
+    client: B,
+    violations: [{ location: `/lead/vehicles/${index}/vin`, keyword: 'pattern' }],
+  });
+const notFound = (at: number): ErrorEvent =>
+  event({ occurred_at: at, service: 'mm-dmc12', protocol: 'dmc12', rpc_method: 'tools/call', skill: 'get_vehicle', code: 'VEHICLE_NOT_FOUND', retryable: false, client: C });
+const flaky = (at: number): ErrorEvent => event({ occurred_at: at, skill: 'dealer.information', code: 'INTERNAL_ERROR', retryable: null, client: A });
+
+// The mix:
+// - RATE_LIMITED: every 20 min from 3 days before NOW, clients A and C alternating → ongoing.
+// - SCHEMA_VALIDATION_FAILED: 5 errors 3 h before NOW, array indexes 0..4 (one shape) → new.
+// - VEHICLE_NOT_FOUND: 2 errors 48 h before NOW, quiet, 3 errors 5 h before NOW → regressed.
+// - INTERNAL_ERROR: once 30 h before NOW, at NOW−20 h, quiet 18 h, at NOW−2 h → regressed (gap inside the window).
+function mix(): ErrorEvent[] {
+  const out: ErrorEvent[] = [];
+  let i = 0;
+  for (let at = NOW - 72 * HOUR; at < NOW; at += 20 * 60_000) out.push(rate(at, i++ % 2 ? C : A));
+  for (let k = 0; k < 5; k++) out.push(schema(NOW - 3 * HOUR + k * 1000, k));
+  out.push(notFound(NOW - 48 * HOUR), notFound(NOW - 48 * HOUR + 60_000));
+  for (let k = 0; k < 3; k++) out.push(notFound(NOW - 5 * HOUR + k * 60_000));
+  out.push(flaky(NOW - 30 * HOUR), flaky(NOW - 20 * HOUR), flaky(NOW - 2 * HOUR));
+  return out;
+}
+
+let dir: string;
+let path: string;
+let db: Database.Database;
+let store: AuditReader;
+const rateInWindow = mix().filter((e) => e.code === 'RATE_LIMITED' && e.occurred_at >= WINDOW.since && e.occurred_at < WINDOW.until);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'aap-issues-'));
+  path = join(dir, 'audit.db');
+  const w = createStore(path);
+  insertEvents(w, mix());
+  w.close();
+  db = new Database(path, { readonly: true });
+  store = sqliteReader(db);
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const byCode = (issues: readonly Issue[]): Record<string, Issue> => Object.fromEntries(issues.map((i) => [i.code, i]));
+
+describe('issue key', () => {
+  it('is 16 hex digits of the documented version-1 text, with array indexes folded', () => {
+    const base = { service: 's', protocol: 'aap', rpc_method: 'SendMessage', skill: 'lead.submit', code: 'X', conformance: ['b', 'a', 'a'] };
+    const one = { ...base, violations: [{ location: '/items/0/vin', keyword: 'pattern' }] };
+    const two = { ...base, violations: [{ location: '/items/7/vin', keyword: 'pattern' }] };
+    expect(issueKeyText(one)).toBe('issue-v1\ns\naap\ns:lead.submit\nX\npattern@/items/*/vin\na,b');
+    expect(issueKey(one)).toMatch(/^[0-9a-f]{16}$/);
+    expect(issueKey(two)).toBe(issueKey(one));
+    expect(issueKey({ ...one, service: 't' })).not.toBe(issueKey(one));
+    expect(issueKeyText({ ...base, skill: null, violations: [] })).toContain('\nm:SendMessage\n');
+  });
+});
+
+describe('listIssues', () => {
+  it('groups the mix into four issues with counts, clients, first/last seen and state', async () => {
+    const list = (await listIssues(store, { window: WINDOW, now: NOW }));
+    expect(list.source).toBe('summary');
+    expect(list.total).toBe(4);
+    expect(list.issues.map((i) => i.code)).toEqual(['RATE_LIMITED', 'SCHEMA_VALIDATION_FAILED', 'VEHICLE_NOT_FOUND', 'INTERNAL_ERROR']);
+    const m = byCode(list.issues);
+    expect(m['RATE_LIMITED']).toMatchObject({
+      count: rateInWindow.length,
+      clients: 2,
+      retryable: true,
+      state: 'ongoing',
+      first_seen: rateInWindow[0]!.occurred_at,
+      last_seen: rateInWindow.at(-1)!.occurred_at,
+      first_seen_ever: NOW - 72 * HOUR,
+    });
+    expect(m['SCHEMA_VALIDATION_FAILED']).toMatchObject({
+      count: 5,
+      clients: 1,
+      retryable: false,
+      state: 'new',
+      first_seen: NOW - 3 * HOUR,
+      violations: [{ location: '/lead/vehicles/4/vin', keyword: 'pattern' }],
+      title: 'SCHEMA_VALIDATION_FAILED · lead.submit · dealer-test (aap)',
+    });
+    expect(m['VEHICLE_NOT_FOUND']).toMatchObject({ count: 3, state: 'regressed', regressed_at: NOW - 5 * HOUR, first_seen_ever: NOW - 48 * HOUR, service: 'mm-dmc12' });
+    expect(m['INTERNAL_ERROR']).toMatchObject({ count: 2, state: 'regressed', regressed_at: NOW - 2 * HOUR, retryable: null, retryable_split: { true: 0, false: 0, unknown: 2 } });
+    expect(list.issues.every((i) => i.trend.reduce((a, b) => a + b, 0) === i.count)).toBe(true);
+    expect(list.bucket_ms).toBe(HOUR);
+    expect(m['SCHEMA_VALIDATION_FAILED']!.trend[Math.floor((NOW - 3 * HOUR - list.trend_start) / HOUR)]).toBe(5);
+  });
+
+  it('gives the same issues from the rows as from the hourly summary', async () => {
+    const summary = (await listIssues(store, { window: WINDOW, now: NOW }));
+    // A query that matches every row forces the row path.
+    const rows = (await listIssues(store, { window: WINDOW, now: NOW, query: '-code:NONE' }));
+    expect(rows.source).toBe('rows');
+    const strip = (i: Issue) => ({ ...i, trend: i.trend.reduce((a, b) => a + b, 0) });
+    expect(rows.issues.map(strip)).toEqual(summary.issues.map(strip));
+  });
+
+  it('sorts by last seen and by first seen, newest first', async () => {
+    expect((await listIssues(store, { window: WINDOW, now: NOW, sort: 'last_seen' })).issues.map((i) => i.code)).toEqual([
+      'RATE_LIMITED',
+      'INTERNAL_ERROR',
+      'SCHEMA_VALIDATION_FAILED',
+      'VEHICLE_NOT_FOUND',
+    ]);
+    expect((await listIssues(store, { window: WINDOW, now: NOW, sort: 'first_seen' })).issues.map((i) => i.code)).toEqual([
+      'SCHEMA_VALIDATION_FAILED',
+      'VEHICLE_NOT_FOUND',
+      'INTERNAL_ERROR',
+      'RATE_LIMITED',
+    ]);
+  });
+
+  it('takes the quiet period as an option: an 18 h gap is not a regression when 19 h are needed', async () => {
+    const m = byCode((await listIssues(store, { window: WINDOW, now: NOW, quietMs: 19 * HOUR })).issues);
+    expect(m['INTERNAL_ERROR']!.state).toBe('ongoing');
+    expect(m['VEHICLE_NOT_FOUND']!.state).toBe('regressed');
+  });
+
+  it('reads a short window from the rows in minute buckets', async () => {
+    const list = (await listIssues(store, { window: { since: NOW - HOUR, until: NOW }, now: NOW }));
+    expect(list.source).toBe('rows');
+    expect(list.bucket_ms).toBe(3 * 60_000);
+    expect(list.issues.map((i) => [i.code, i.count])).toEqual([['RATE_LIMITED', 3]]);
+  });
+
+  it('finds the errors of an issue with issue:<key> and with a 6-digit prefix', async () => {
+    const issue = byCode((await listIssues(store, { window: WINDOW, now: NOW })).issues)['SCHEMA_VALIDATION_FAILED']!;
+    expect((await searchErrors(store, `issue:${issue.key}`, WINDOW, { now: NOW })).total).toBe(5);
+    expect((await searchErrors(store, `issue:${issue.key.slice(0, 6).toUpperCase()}`, WINDOW, { now: NOW })).total).toBe(5);
+    expect((await searchErrors(store, `-issue:${issue.key}`, WINDOW, { now: NOW })).total).toBe(rateInWindow.length + 3 + 2);
+    await expect(searchErrors(store, 'issue:abc', WINDOW)).rejects.toThrow(/issue takes an issue key/);
+  });
+
+  it('keeps the summary in step when rows are deleted (prune, forget)', async () => {
+    const w = new Database(path);
+    w.prepare("DELETE FROM error_events WHERE code = 'SCHEMA_VALIDATION_FAILED' AND occurred_at < ?").run(NOW - 3 * HOUR + 2000);
+    w.close();
+    const m = byCode((await listIssues(store, { window: WINDOW, now: NOW })).issues);
+    expect(m['SCHEMA_VALIDATION_FAILED']!.count).toBe(3);
+    const hours = db.prepare("SELECT sum(errors) FROM issue_hours WHERE issue_key = ?").pluck().get(m['SCHEMA_VALIDATION_FAILED']!.key);
+    expect(hours).toBe(3);
+  });
+});
