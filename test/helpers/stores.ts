@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
+import { issueKey } from '../../src/audit/issue-key.js';
 import { ERROR_EVENT_COLUMNS } from '../../src/audit/schema.js';
 import { openStoreReader, type AuditReader } from '../../src/audit/store.js';
 import type { ErrorEvent, TrafficSample } from '../../src/protocol/error-event.js';
@@ -50,6 +51,7 @@ export interface TestStore {
 /** An event as column values in `ERROR_EVENT_COLUMNS` order (what both writers store). */
 function eventValues(e: ErrorEvent): unknown[] {
   const row = {
+    issue_key: issueKey(e),
     ...e,
     retryable: e.retryable === null ? null : e.retryable ? 1 : 0,
     retry_flags: JSON.stringify(e.retry_flags),

@@ -1,14 +1,11 @@
 // Issues over a store with a known mix: counts, clients, first/last seen, new vs regressed vs
 // ongoing, the same answer from the hourly summary and from the rows, the issue: query term.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteReader, type AuditReader } from '../../src/audit/store.js';
+import type { AuditReader } from '../../src/audit/store.js';
+import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
 import { issueKey, issueKeyText, listIssues, searchErrors, type Issue } from '../../src/triage/index.js';
 import type { ErrorEvent } from '../../src/protocol/error-event.js';
-import { createStore, event, insertEvents } from './seed.js';
+import { event } from './seed.js';
 
 const HOUR = 3_600_000;
 // "now": half past an hour, so a 24 h window has partial hours at both edges.
@@ -49,25 +46,7 @@ function mix(): ErrorEvent[] {
   return out;
 }
 
-let dir: string;
-let path: string;
-let db: Database.Database;
-let store: AuditReader;
 const rateInWindow = mix().filter((e) => e.code === 'RATE_LIMITED' && e.occurred_at >= WINDOW.since && e.occurred_at < WINDOW.until);
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'aap-issues-'));
-  path = join(dir, 'audit.db');
-  const w = createStore(path);
-  insertEvents(w, mix());
-  w.close();
-  db = new Database(path, { readonly: true });
-  store = sqliteReader(db);
-});
-afterAll(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const byCode = (issues: readonly Issue[]): Record<string, Issue> => Object.fromEntries(issues.map((i) => [i.code, i]));
 
@@ -84,7 +63,19 @@ describe('issue key', () => {
   });
 });
 
-describe('listIssues', () => {
+// The shared store suite (issue #19): the same issues from SQLite and from PostgreSQL.
+describe.each(STORE_KINDS)('listIssues on the %s store', (kind) => {
+  let testStore: TestStore;
+  let store: AuditReader;
+  beforeAll(async () => {
+    testStore = await createTestStore(kind);
+    await testStore.insertEvents(mix());
+    store = await testStore.reader();
+  });
+  afterAll(async () => {
+    await testStore.cleanup();
+  });
+
   it('groups the mix into four issues with counts, clients, first/last seen and state', async () => {
     const list = (await listIssues(store, { window: WINDOW, now: NOW }));
     expect(list.source).toBe('summary');
@@ -162,12 +153,14 @@ describe('listIssues', () => {
   });
 
   it('keeps the summary in step when rows are deleted (prune, forget)', async () => {
-    const w = new Database(path);
-    w.prepare("DELETE FROM error_events WHERE code = 'SCHEMA_VALIDATION_FAILED' AND occurred_at < ?").run(NOW - 3 * HOUR + 2000);
-    w.close();
+    const doomed = mix().filter((e) => e.code === 'SCHEMA_VALIDATION_FAILED' && e.occurred_at < NOW - 3 * HOUR + 2000);
+    // The seed's ids are minted per call: find the stored rows by their time and code instead.
+    const rows = (await searchErrors(store, 'code:SCHEMA_VALIDATION_FAILED', { since: NOW - 3 * HOUR, until: NOW - 3 * HOUR + 2000 }, { now: NOW })).rows;
+    expect(rows).toHaveLength(doomed.length);
+    await testStore.deleteEvents(rows.map((r) => r.error_id));
     const m = byCode((await listIssues(store, { window: WINDOW, now: NOW })).issues);
     expect(m['SCHEMA_VALIDATION_FAILED']!.count).toBe(3);
-    const hours = db.prepare("SELECT sum(errors) FROM issue_hours WHERE issue_key = ?").pluck().get(m['SCHEMA_VALIDATION_FAILED']!.key);
-    expect(hours).toBe(3);
+    const hours = await store.get<{ n: number }>('SELECT sum(errors) AS n FROM issue_hours WHERE issue_key = ?', [m['SCHEMA_VALIDATION_FAILED']!.key]);
+    expect(hours?.n).toBe(3);
   });
 });
