@@ -20,7 +20,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { openStoreReader } from '../dist/audit/store.js';
+import { migrateAuditStore, openStoreReader } from '../dist/audit/store.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../dist/audit/pg/schema.js';
 import { ERROR_EVENT_COLUMNS } from '../dist/audit/schema.js';
 import { computeStats, findStorms, getError, getTrace, searchErrors } from '../dist/triage/index.js';
@@ -184,6 +184,8 @@ if (part === 'read' || part === 'all') {
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const picks = Array.from({ length: 31 }, () => pickAt.get(now - 30 * 86_400_000 + Math.floor(rand() * 30 * 86_400_000)));
   raw.close();
+  // A copy made by an older build has an older schema, which readers refuse: upgrade both first.
+  for (const target of [sqlitePath, copy.url]) await migrateAuditStore(target);
   const table = {};
   for (const [store, target] of [
     ['sqlite', sqlitePath],
@@ -201,7 +203,7 @@ if (part === 'read' || part === 'all') {
     await db.close();
   }
   console.log('\nin-process median (min–max, n), same triage functions over the one store interface:');
-  console.log(`${''.padEnd(36)}${'SQLite'.padStart(24)}${'PostgreSQL'.padStart(24)}`);
+  console.log(`${''.padEnd(36)}${'SQLite'.padStart(30)}${'PostgreSQL'.padStart(30)}`);
   for (const [label, key] of [
     ['search code:RATE_LIMITED since:1h', 'search'],
     ['show <id>', 'show'],
@@ -209,7 +211,7 @@ if (part === 'read' || part === 'all') {
     ['storms --since 24h', 'storms'],
     ['stats --since 24h', 'stats'],
   ]) {
-    const cell = (x) => `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`.padStart(24);
+    const cell = (x) => `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`.padStart(30);
     console.log(`${label.padEnd(36)}${cell(table.sqlite[key])}${cell(table.postgres[key])}`);
   }
 }
