@@ -14,7 +14,7 @@ import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
 import { isPostgresUrl, redactPostgresUrl } from './paths.js';
-import { schemaFunctionsSource, PG_MIGRATIONS } from './pg/schema.js';
+import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
 import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
@@ -54,14 +54,22 @@ interface Gap {
   count: number;
 }
 
+/**
+ * First lines of both workers' source. The bundle (dist/lib, scripts/bundle-lib.mjs) rewrites
+ * `require` inside the worker functions to rolldown's `__require` shim, which an eval worker
+ * does not have: it gets Node's own `require` under that name.
+ */
+const WORKER_PRELUDE = "'use strict';\nconst __require = require;\n";
+
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+  return `${WORKER_PRELUDE}${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
 }
 
 /** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
 function pgWorkerSource(): string {
-  return `'use strict';\n${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg, ensurePartitions });\n`;
+  // By the functions' own names: a bundler may rename them.
+  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name} });\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {
