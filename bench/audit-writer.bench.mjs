@@ -128,7 +128,10 @@ function prefilledStore(n) {
        CASE WHEN i % 2 THEN NULL ELSE 'rate_limited' END, CASE WHEN i % 2 THEN -32029 END, 200,
        CASE i % 3 WHEN 0 THEN 1 WHEN 1 THEN 0 END, CASE WHEN i % 5 = 0 THEN 1000 END,
        printf('c%021d', (i * 7919) % 997), printf('f%021d', i % 10007), NULL, CASE WHEN i % 10 = 0 THEN printf('s%021d', i % 5003) END,
-       1 + (i % 4 = 3), CASE WHEN i % 4 = 3 THEN '["no_backoff"]' ELSE '[]' END, '[]', '[]', (i % 100) / 10.0, 'ab12cd34'
+       1 + (i % 4 = 3), CASE WHEN i % 4 = 3 THEN '["no_backoff"]' ELSE '[]' END, '[]', '[]', (i % 100) / 10.0, 'ab12cd34'${
+         // Schema 3 (issue #17): an issue key per (service, protocol, skill, code), no second subject.
+         ERROR_EVENT_COLUMNS.includes('issue_key') ? `, printf('%016x', ((i % 3) * 1000 + (i % 2) * 100 + (i % 5) * 10 + (i / 5) % 5) * 2654435761), NULL` : ''
+       }
      FROM r`,
   ).run();
   for (const { sql } of indexes) db.exec(sql);

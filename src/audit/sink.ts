@@ -11,6 +11,14 @@ export interface AuditSink {
   write(event: ErrorEvent): void;
   /** Queue per-minute traffic counters (added to what the store holds for the same key). */
   recordTraffic(samples: TrafficSample[]): void;
+  /**
+   * Record that `gap.count` error records were seen but not stored one by one (DESIGN §5
+   * "overflow counted, never silent"): one `audit_gaps` row, counted in `dropped`. The
+   * instrumentation calls it for the errors of one exchange past `maxAuditedCallsPerExchange`
+   * (reason `exchange_cap`). Optional for sinks of other stores; without it the log line is the
+   * only record.
+   */
+  recordGap?(gap: AuditGap): void;
   /** Resolves when everything queued so far is committed (or counted as failed). */
   flush(): Promise<void>;
   /** Flush, then release the database. Idempotent. */
@@ -30,4 +38,15 @@ export interface AuditHealth {
   failed: number;
   /** Records waiting to be written now. */
   queueSize: number;
+}
+
+/** A run of error records that were seen but not stored one by one. Times are epoch ms. */
+export interface AuditGap {
+  service: string;
+  startedAt: number;
+  endedAt: number;
+  /** How many records the gap stands for (≥ 1). */
+  count: number;
+  /** Machine reason, `[a-z_]+` (`exchange_cap`, `queue_full`, `write_failed`…). */
+  reason: string;
 }

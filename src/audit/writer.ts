@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
-import { writeHealthFile } from './health.js';
+import { writeHealthFileAsync } from './health.js';
 import type { BatchMessage, FromWorker, GapRow, TrafficRow, WorkerInit } from './internal-types.js';
 import { applyMigrations } from './migrate.js';
 import { checkOptions } from './options.js';
@@ -17,8 +17,8 @@ import { isPostgresUrl, redactPostgresUrl } from './paths.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
 import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
-import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
-import type { AuditHealth, AuditSink } from './sink.js';
+import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
+import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 import { writerWorkerMain } from './writer-worker.js';
 
 /** Health with the counters only this sink has. */
@@ -31,6 +31,7 @@ export interface SqliteAuditHealth extends AuditHealth {
 export interface SqliteAuditSink extends AuditSink {
   /** Absolute database path. */
   readonly path: string;
+  recordGap(gap: AuditGap): void;
   health(): SqliteAuditHealth;
 }
 
@@ -63,7 +64,9 @@ const WORKER_PRELUDE = "'use strict';\nconst __require = require;\n";
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  return `${WORKER_PRELUDE}${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+  // Both functions inline as expressions (a bundler may rename their declarations), and
+  // `require` passed in (the library bundle rewrites free `require(…)` calls to its own shim).
+  return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
 }
 
 /** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
@@ -134,6 +137,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       idleCheckpointMs: settings.idleCheckpointMs,
       migrations: MIGRATIONS,
       errorColumns: ERROR_EVENT_COLUMNS,
+      issueHoursUpsert: ISSUE_HOURS_UPSERT_SQL,
       signal: this.signal,
     };
     try {
@@ -184,6 +188,23 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     }
   }
 
+  recordGap(gap: AuditGap): void {
+    try {
+      const count = Math.trunc(gap.count);
+      if (!(count > 0)) return;
+      if (this.closing || this.state === 'failed') {
+        this.failed += count;
+      } else {
+        this.dropped += count;
+        this.gaps.push(gapRow(gap.service, Math.trunc(gap.startedAt), Math.trunc(gap.endedAt), count, gap.reason));
+        this.arm();
+      }
+      this.reportSoon();
+    } catch {
+      // a summary is best effort; never throw into the host
+    }
+  }
+
   recordTraffic(samples: TrafficSample[]): void {
     try {
       if (this.closing || this.state === 'failed' || !Array.isArray(samples)) return;
@@ -212,11 +233,13 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     await this.whenOpened();
     this.dispatchAll();
     const target = this.seq;
-    if (this.processedSeq >= target || !this.worker) return;
-    await new Promise<void>((resolve) => {
-      this.flushWaiters.push({ seq: target, resolve });
-      this.worker?.ref();
-    });
+    if (this.processedSeq < target && this.worker) {
+      await new Promise<void>((resolve) => {
+        this.flushWaiters.push({ seq: target, resolve });
+        this.worker?.ref();
+      });
+    }
+    await this.healthWritten();
   }
 
   close(): Promise<void> {
@@ -285,6 +308,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       if ((await Promise.race([exited, timeout])) === 'timeout') await worker.terminate();
     }
     this.report();
+    await this.healthWritten();
   }
 
   private hasPending(): boolean {
@@ -514,10 +538,35 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.reportTimer.unref();
   }
 
+  /** The health file write in progress, and whether a newer report waits for it. */
+  private healthWrite: Promise<void> | null = null;
+  private healthDirty = false;
+
+  /** Resolves once the health file holds the latest report. */
+  private async healthWritten(): Promise<void> {
+    while (this.healthWrite) await this.healthWrite;
+  }
+
+  /** Writes the health file off the event loop, one write at a time, the latest report last. */
+  private writeHealth(): void {
+    if (this.healthWrite) {
+      this.healthDirty = true;
+      return;
+    }
+    const health = this.health();
+    this.healthWrite = writeHealthFileAsync({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() }).then(() => {
+      this.healthWrite = null;
+      if (this.healthDirty) {
+        this.healthDirty = false;
+        this.writeHealth();
+      }
+    });
+  }
+
   private report(): void {
     this.lastReport = Date.now();
     const health = this.health();
-    writeHealthFile({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() });
+    this.writeHealth();
     try {
       this.settings.onHealth?.(health);
     } catch {

@@ -15,7 +15,7 @@ import type { LoggerProvider } from '@opentelemetry/api-logs';
 import { createRequire } from 'node:module';
 import type * as PinoModule from 'pino';
 import type { Logger } from 'pino';
-import { createPseudonymizer, loadPseudonymizer, openAuditSink, resolveDbPath } from '../audit/index.js';
+import { PseudonymKeyError, createPseudonymizer, loadPseudonymizer, openAuditSink, openFailedSink, resolveDbPath } from '../audit/index.js';
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
 import { ExchangeErrors, bindToTrace, installAapErrorHook } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE, SEMCONV_SCHEMA_URL } from './attributes.js';
@@ -87,13 +87,29 @@ export function createCore(o: TriageOptions): CoreHandle {
   let pseudonymizer: Pseudonymizer | null = o.pseudonymizer ?? null;
   if (!sink && o.auditDb !== false) {
     const path = resolveDbPath(o.auditDb);
-    // The sink's exit flush also takes the traffic counted since the last timed flush.
-    sink = safe.call('audit-open', () => openAuditSink({ path, service, trafficSource: () => traffic.drain() }), null);
-    // The "created key file" notice goes where the host's own lines go (nowhere with logger: false).
+    // The key first (loading it creates the database folder and the key file): a key that cannot
+    // be loaded or saved stops audit writing, never a throwaway key whose rows no lookup or
+    // `forget` could match (issue 16). The "created key file" notice goes where the host's own
+    // lines go (nowhere with logger: false).
     const keyLogger = logger ?? { info: () => undefined, warn: () => undefined, error: () => undefined };
-    if (!pseudonymizer) pseudonymizer = safe.call('pseudonym-key', () => loadPseudonymizer({ dbPath: path, create: true, logger: keyLogger }), null);
+    let keyProblem: string | null = null;
+    if (!pseudonymizer) {
+      try {
+        pseudonymizer = loadPseudonymizer({ dbPath: path, create: true, logger: keyLogger });
+      } catch (err) {
+        keyProblem = err instanceof PseudonymKeyError ? err.message : `cannot load the pseudonym key (${err instanceof Error ? err.name : typeof err})`;
+      }
+    }
+    if (keyProblem !== null) {
+      const problem = keyProblem;
+      sink = safe.call('audit-open', () => openFailedSink({ path, reason: problem, service, logger: logger ?? undefined }), null);
+    } else {
+      // The sink's exit flush also takes the traffic counted since the last timed flush.
+      sink = safe.call('audit-open', () => openAuditSink({ path, service, trafficSource: () => traffic.drain() }), null);
+    }
   }
-  // Without a key on disk, a per-process key still lets the retry tracker recognise callers.
+  // With auditing off (or a host's own sink), a per-process key still lets the retry tracker
+  // recognise callers; no row made with it reaches a store of ours.
   if (!pseudonymizer) pseudonymizer = createPseudonymizer(randomBytes(32).toString('hex'));
   const health = (): AuditHealth | null => (sink ? safe.call('audit-health', () => (sink as AuditSink).health(), null) : null);
 
@@ -148,6 +164,7 @@ export function createCore(o: TriageOptions): CoreHandle {
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     credential: o.credential ?? defaultCredential,
     requiredExtensionUri: o.requiredExtensionUri ?? null,
+    maxAuditedCalls: o.maxAuditedCallsPerExchange ?? DEFAULTS.maxAuditedCallsPerExchange,
     active: true,
   };
   installAapErrorHook();

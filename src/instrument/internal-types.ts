@@ -26,6 +26,11 @@ export interface CallReport {
   errorCode: string | null;
   /** The audit record, when the call was answered with an error. */
   error: ErrorEvent | null;
+  /**
+   * How many calls of one exchange this report stands for in the metrics (identical labels and
+   * values: a batch's calls share one duration). @default 1
+   */
+  count?: number;
 }
 
 import type { IncomingMessage } from 'node:http';
@@ -75,6 +80,8 @@ export interface TriageCore {
   maxBodyBytes: number;
   credential: (req: IncomingMessage) => string | null | undefined;
   requiredExtensionUri: string | null;
+  /** `maxAuditedCallsPerExchange`: calls of one exchange reported one by one. */
+  maxAuditedCalls: number;
   /** False after shutdown: exchanges pass through unobserved. */
   active: boolean;
 }

@@ -4,7 +4,7 @@
  * (METRIC_ATTRIBUTES). Never an id, client, message or VIN as a label.
  */
 import { ValueType } from '@opentelemetry/api';
-import type { Attributes, BatchObservableResult, Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { Attributes, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
 import type { AuditHealth } from '../audit/sink.js';
 import {
   ATTR_AAP_AUDIT_OUTCOME,
@@ -24,12 +24,41 @@ import {
 } from './attributes.js';
 import type { CallReport } from './internal-types.js';
 
+/**
+ * A monotonic count kept in plain numbers on the hot path and reported through an observable
+ * counter at collection (issue 14): `add` is a map update, where a synchronous counter's `add`
+ * hashes the attribute set on every call. Attribute objects are the cached label sets below, so
+ * the map is keyed by identity; equal sets from a cleared cache are merged at collection.
+ */
+export interface SumCounter {
+  add(value: number, attributes: Attributes): void;
+}
+
+class PreAggregated implements SumCounter {
+  private readonly sums = new Map<Attributes, number>();
+  add(value: number, attributes: Attributes): void {
+    this.sums.set(attributes, (this.sums.get(attributes) ?? 0) + value);
+  }
+  /** Reports every running total on `instrument` (cumulative, as an observable counter's values are). */
+  observe(result: BatchObservableResult, instrument: Observable): void {
+    if (this.sums.size === 0) return;
+    const merged = new Map<string, { attributes: Attributes; value: number }>();
+    for (const [attributes, value] of this.sums) {
+      const key = JSON.stringify(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      const m = merged.get(key);
+      if (m) m.value += value;
+      else merged.set(key, { attributes, value });
+    }
+    for (const { attributes, value } of merged.values()) result.observe(instrument, value, attributes);
+  }
+}
+
 export interface Instruments {
   callDuration: Histogram;
-  errors: Counter;
-  retries: Counter;
+  errors: SumCounter;
+  retries: SumCounter;
   attempts: Histogram;
-  conformance: Counter;
+  conformance: SumCounter;
 }
 
 /** The instruments of one meter and the audit-health sources its observable callbacks sum. */
@@ -75,6 +104,9 @@ function sumHealth(sources: Set<() => AuditHealth | null>): AuditHealth | null {
 
 function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instruments {
   const m = METRICS;
+  const counter = (d: { name: string; unit: string; description: string }): Observable =>
+    meter.createObservableCounter(d.name, { unit: d.unit, description: d.description, valueType: ValueType.INT });
+  const sums = { errors: new PreAggregated(), retries: new PreAggregated(), conformance: new PreAggregated() };
   const instruments: Instruments = {
     callDuration: meter.createHistogram(m.callDuration.name, {
       unit: m.callDuration.unit,
@@ -82,25 +114,20 @@ function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instrument
       valueType: ValueType.DOUBLE,
       advice: { explicitBucketBoundaries: [...m.callDuration.buckets] },
     }),
-    errors: meter.createCounter(m.errors.name, { unit: m.errors.unit, description: m.errors.description, valueType: ValueType.INT }),
-    retries: meter.createCounter(m.retries.name, { unit: m.retries.unit, description: m.retries.description, valueType: ValueType.INT }),
+    errors: sums.errors,
+    retries: sums.retries,
     attempts: meter.createHistogram(m.attempts.name, {
       unit: m.attempts.unit,
       description: m.attempts.description,
       valueType: ValueType.INT,
       advice: { explicitBucketBoundaries: [...m.attempts.buckets] },
     }),
-    conformance: meter.createCounter(m.conformance.name, {
-      unit: m.conformance.unit,
-      description: m.conformance.description,
-      valueType: ValueType.INT,
-    }),
+    conformance: sums.conformance,
   };
-  const records = meter.createObservableCounter(m.auditRecords.name, {
-    unit: m.auditRecords.unit,
-    description: m.auditRecords.description,
-    valueType: ValueType.INT,
-  });
+  const errors = counter(m.errors);
+  const retries = counter(m.retries);
+  const conformance = counter(m.conformance);
+  const records = counter(m.auditRecords);
   // The queue rises and falls, so it is an up-down counter (semconv: a "size" that is additive).
   const queue = meter.createObservableUpDownCounter(m.auditQueue.name, {
     unit: m.auditQueue.unit,
@@ -109,6 +136,9 @@ function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instrument
   });
   meter.addBatchObservableCallback(
     (result: BatchObservableResult) => {
+      sums.errors.observe(result, errors);
+      sums.retries.observe(result, retries);
+      sums.conformance.observe(result, conformance);
       const h = sumHealth(sources);
       if (!h) return;
       result.observe(records, h.written, { [ATTR_AAP_AUDIT_OUTCOME]: 'written' });
@@ -116,7 +146,7 @@ function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instrument
       result.observe(records, h.failed, { [ATTR_AAP_AUDIT_OUTCOME]: 'failed' });
       result.observe(queue, h.queueSize);
     },
-    [records, queue],
+    [errors, retries, conformance, records, queue],
   );
   return instruments;
 }
@@ -195,20 +225,26 @@ function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
   return hit;
 }
 
-/** Records one call: duration, attempts, and for errors, retries and conformance, the counters. */
+/**
+ * Records one call — or `r.count` identical calls of one exchange: duration, attempts, and for
+ * errors, retries and conformance, the counters (added once with the count).
+ */
 export function recordCall(i: Instruments, r: CallReport): void {
   const e = r.error;
+  const n = r.count ?? 1;
   const labels = labelsFor(r, e ? e.retryable : null);
-  i.callDuration.record(r.durationS, labels.duration);
-  i.attempts.record(r.attempt, labels.base);
+  for (let k = 0; k < n; k++) {
+    i.callDuration.record(r.durationS, labels.duration);
+    i.attempts.record(r.attempt, labels.base);
+  }
   if (r.attempt > 1) {
-    if (r.flags.length === 0) i.retries.add(1, retryLabels(labels, RETRY_FLAG_NONE));
-    for (const flag of r.flags) i.retries.add(1, retryLabels(labels, flag));
+    if (r.flags.length === 0) i.retries.add(n, retryLabels(labels, RETRY_FLAG_NONE));
+    for (const flag of r.flags) i.retries.add(n, retryLabels(labels, flag));
   }
   if (e && labels.error) {
-    i.errors.add(1, labels.error);
+    i.errors.add(n, labels.error);
     for (const rule of e.conformance) {
-      i.conformance.add(1, ruleLabels(r.protocol, rule));
+      i.conformance.add(n, ruleLabels(r.protocol, rule));
     }
   }
 }

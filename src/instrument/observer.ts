@@ -10,7 +10,7 @@
 import { ROOT_CONTEXT, context as otelContext } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorEvent, ErrorProtocol } from '../protocol/error-event.js';
+import type { ErrorEvent, ErrorProtocol, RetryFlag } from '../protocol/error-event.js';
 import type { CallOutcome, ParsedError, WireForm } from '../protocol/index.js';
 import { releaseStore } from './aap-error-hook.js';
 import type { ExchangeErrors } from './aap-error-hook.js';
@@ -20,17 +20,19 @@ import { logError } from './log.js';
 import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
 import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
-import { checkEventValues, safeMethodOriginal } from '../protocol/value-patterns.js';
+import { checkEventValues, safeCode, safeJsonRpcCode, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
 import { tapHandlers, tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
+import type { Attempt } from './retry-tracker.js';
 import type { ResponseTapHandlers } from './response-tap.js';
 import { isAgentCardPath } from './endpoint-forms.js';
 import { ERROR_ID_REUSED } from './error-id-memory.js';
 import { spliceBody } from './json-splice.js';
 import { rewriteItem } from './rewrite.js';
-import { finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
+import type { RewriteContext } from './rewrite.js';
+import { adoptServerSpan, finishCallSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from './span.js';
 import { SseReader } from '../protocol/index.js';
 
 type Obj = Record<string, unknown>;
@@ -39,8 +41,15 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** One call of the exchange and what became of it. */
 interface CallState {
   call: RequestCall | null;
-  span: Span;
+  /** Started when first needed (at its call's start time): calls past the cap never get one. */
+  span: Span | null;
+  /** The span is the HTTP server span (a single call, DESIGN §4): set, never ended, here. */
+  onServerSpan: boolean;
   method: string;
+  /** `rpc.method_original` when the method is not allow-listed and passes its pattern. */
+  original: string | null;
+  /** Position among the exchange's calls: those at `maxAuditedCalls` and past it are counted, not audited. */
+  index: number;
   outcome: CallOutcome | null;
   conformance: string[];
 }
@@ -116,11 +125,29 @@ function onResponseClose(this: ServerResponse): void {
   if (h instanceof Exchange) h.closed();
 }
 
+/** What one exchange's calls share while they are reported (see `finish`). */
+interface ReportRun {
+  /** Attempt per tracker key already recorded in this exchange: calls of one batch are not retries of each other. */
+  seen: Map<string, Attempt> | null;
+  /** Metric reports of a batch, grouped by labels and values (recorded once with a count). */
+  metrics: Map<string, CallReport> | null;
+  /** Errors past the cap: how many and their time span (epoch ms). */
+  capped: number;
+  cappedFrom: number;
+  cappedTo: number;
+}
+
 export class Exchange implements ResponseTapHandlers {
   private readonly startedAt = Date.now();
   private parent: Context;
   private readonly body: RequestBodyTap;
   private calls: CallState[] | null = null;
+  /** The first call per JSON-RPC id (`idKey`): pairing stays linear in the batch size. */
+  private byId: Map<string, CallState> | null = null;
+  /** The request body was a JSON array (a batch). */
+  private batch = false;
+  /** SSE responses by id key, index into `responses`. */
+  private sseIndex: Map<string, number> | null = null;
   /** Responses in body order (JSON), or collected from SSE frames. */
   private readonly responses: { outcome: CallOutcome; conformance: string[] }[] = [];
   private sse: SseReader | null = null;
@@ -139,11 +166,19 @@ export class Exchange implements ResponseTapHandlers {
     this.body = new RequestBodyTap(req, core.maxBodyBytes);
     // The exchange is the tap's handler object: no per-request closures on the hot path.
     tapResponse(res, core.maxBodyBytes, this);
-    // 'close' follows 'finish' on a completed response and also ends an aborted one. One shared
-    // listener finds the exchange through the tap: no closure per request. A response already
-    // tapped for another observer (two triages in one process) gets a listener of its own.
-    if (tapHandlers(res) === this) res.on('close', onResponseClose);
-    else res.once('close', () => this.closed());
+    // 'close' follows 'finish' on a completed response and also ends an aborted one. The calls
+    // are reported on 'finish' when it comes: the HTTP instrumentation ends its server span on
+    // 'close' (its listener is older than ours), and a single call is recorded on that span. One
+    // shared listener finds the exchange through the tap: no closure per request. A response
+    // already tapped for another observer (two triages in one process) gets listeners of its own.
+    if (tapHandlers(res) === this) {
+      res.on('finish', onResponseClose);
+      res.on('close', onResponseClose);
+    } else {
+      const done = (): void => this.closed();
+      res.once('finish', done);
+      res.once('close', done);
+    }
   }
 
   /** The response closed: report every call (once). Never throws. */
@@ -168,29 +203,50 @@ export class Exchange implements ResponseTapHandlers {
     // Checked once: validity is a regex test of both ids.
     this.parentSpan = parentSpan ?? null;
     const calls: CallState[] = [];
+    const byId = new Map<string, CallState>();
     const body = this.body.body();
+    this.batch = Array.isArray(body);
     if (body !== undefined) {
       // A parsed body (Express, or our own bounded parse) needs no second depth walk: only a
       // few own properties of each call are read.
       const classified = Array.isArray(body) ? (body.length > 0 ? body.map(classifyCall) : null) : isObj(body) ? [classifyCall(body)] : null;
       if (classified) {
+        // A single call (not a batch) under the HTTP server span is recorded on that span.
+        const onServerSpan = !Array.isArray(body) && this.parentSpan !== null;
         for (const call of classified) {
           if (call.isNotification) continue;
-          calls.push(this.newCall(call));
+          const state = this.newCall(call, calls.length, onServerSpan);
+          calls.push(state);
+          if (call.id !== undefined) {
+            const k = idKey(call.id);
+            if (!byId.has(k)) byId.set(k, state);
+          }
         }
       }
     }
     this.calls = calls;
+    this.byId = byId;
     return calls;
   }
 
-  private newCall(call: RequestCall | null): CallState {
+  private newCall(call: RequestCall | null, index: number, onServerSpan = false): CallState {
     const raw = call?.method ?? null;
     const known = raw !== null && this.core.knownMethods.has(raw);
     const method = known ? (raw as string) : RPC_METHOD_OTHER;
     const original = known ? null : safeMethodOriginal(raw);
-    const span = startCallSpan(this.core.tracer, this.parentContext(), method, original, call?.id, this.startedAt);
-    return { call, span, method, outcome: null, conformance: [] };
+    return { call, span: null, onServerSpan: onServerSpan && this.parentSpan !== null, method, original, index, outcome: null, conformance: [] };
+  }
+
+  /**
+   * The call's span, started (at the exchange's start time) when first asked for; for a single
+   * call under the HTTP server span, that span itself (DESIGN §4).
+   */
+  private spanOf(c: CallState): Span {
+    c.span ??=
+      c.onServerSpan && this.parentSpan
+        ? adoptServerSpan(this.parentSpan, c.method, c.original, c.call?.id)
+        : startCallSpan(this.core.tracer, this.parentContext(), c.method, c.original, c.call?.id, this.startedAt);
+    return c.span;
   }
 
   private parentContext(): Context {
@@ -238,26 +294,38 @@ export class Exchange implements ResponseTapHandlers {
     if (!parentSpan && calls.length === 0 && this.req.method === 'POST') {
       // An unreadable body (truncated JSON, wrong Content-Type): its one answer gets this span. If
       // no JSON-RPC answer comes, the span is never ended, so never exported.
-      calls.push(this.newCall(null));
+      calls.push(this.newCall(null, 0));
     }
-    this.traceSpan = parentSpan ?? calls[0]?.span;
+    const first = calls[0];
+    this.traceSpan = parentSpan ?? (first ? this.spanOf(first) : undefined);
     const value = traceresponseFor(this.traceSpan);
     return value ? { [HEADER_TRACERESPONSE]: value } : null;
   }
 
-  private callFor(id: string | number | null): RequestCall | null {
-    const calls = this.ensureCalls();
-    const key = idKey(id);
-    const match = calls.find((c) => c.call && c.call.id !== undefined && idKey(c.call.id) === key);
+  /** The call a reply with `id` answers (one id-map lookup), or undefined. */
+  private stateFor(id: string | number | null): CallState | undefined {
+    this.ensureCalls();
+    return this.byId?.get(idKey(id));
+  }
+
+  private callFor(id: string | number | null, match: CallState | undefined = this.stateFor(id)): RequestCall | null {
     if (match) return match.call;
+    const calls = this.ensureCalls();
     return calls.length === 1 ? (calls[0]?.call ?? null) : null;
   }
 
-  private traceIdFor(id: string | number | null): string | null {
-    const calls = this.ensureCalls();
-    const key = idKey(id);
-    const match = calls.find((c) => c.call && idKey(c.call.id) === key) ?? calls[0];
-    return spanIds(match?.span ?? this.traceSpan).traceId;
+  /** Whether the call `match` (a reply's) is within the audit cap (an unknown id: yes). */
+  private audits(match: CallState | undefined): boolean {
+    return match === undefined || match.index < this.core.maxAuditedCalls;
+  }
+
+  private traceIdFor(match: CallState | undefined): string | null {
+    // Under the HTTP server span every call shares its trace: no call span needs starting.
+    if (this.parentSpan) return spanIds(this.parentSpan).traceId;
+    const target = match ?? this.ensureCalls()[0];
+    // A call past the audit cap never gets a span: no trace id to hand out for it.
+    if (target && target.index >= this.core.maxAuditedCalls) return null;
+    return spanIds(target ? this.spanOf(target) : this.traceSpan).traceId;
   }
 
   private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
@@ -275,21 +343,26 @@ export class Exchange implements ResponseTapHandlers {
     const value = read.value;
     const items = Array.isArray(value) ? value : [value];
     let changed = false;
-    const now = new Date();
     const endpoint = this.core.forms.formFor(requestPath(this.req));
+    // One context for the whole body (rewriteItem keeps no reference): no object per item.
+    const ctx: RewriteContext = {
+      store: this.errors,
+      aapForm: endpoint.form,
+      endpointForm: endpoint.known ? endpoint.form : null,
+      requiredExtensionUri: this.core.requiredExtensionUri,
+      traceId: null,
+      mayRewrite: mode === 'buffer',
+      now: new Date(),
+      conformance: true,
+    };
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObj(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
-      const r = rewriteItem(item, this.callFor(id), {
-        store: this.errors,
-        aapForm: endpoint.form,
-        endpointForm: endpoint.known ? endpoint.form : null,
-        requiredExtensionUri: this.core.requiredExtensionUri,
-        traceId: this.traceIdFor(id),
-        mayRewrite: mode === 'buffer',
-        now,
-      });
+      const match = this.stateFor(id);
+      ctx.traceId = this.traceIdFor(match);
+      ctx.conformance = this.audits(match);
+      const r = rewriteItem(item, this.callFor(id, match), ctx);
       if (r.changed) {
         changed = true;
         items[i] = r.item;
@@ -324,8 +397,9 @@ export class Exchange implements ResponseTapHandlers {
         });
         // A stream answers one call with many frames: keep the first error, else one success.
         const key = idKey(r.outcome.id);
-        const prev = this.responses.find((x) => idKey(x.outcome.id) === key);
-        if (!prev) this.responses.push({ outcome: r.outcome, conformance: r.conformance });
+        const at = this.sseAt(key);
+        const prev = at === undefined ? undefined : this.responses[at];
+        if (!prev) this.sseAdd(key, { outcome: r.outcome, conformance: r.conformance });
         else if (prev.outcome.ok && !r.outcome.ok) {
           prev.outcome = r.outcome;
           prev.conformance = r.conformance;
@@ -346,7 +420,17 @@ export class Exchange implements ResponseTapHandlers {
       return;
     }
     const key = idKey(id);
-    if (!this.responses.some((x) => idKey(x.outcome.id) === key)) this.responses.push({ outcome: { id, ok: true }, conformance: [] });
+    if (this.sseAt(key) === undefined) this.sseAdd(key, { outcome: { id, ok: true }, conformance: [] });
+  }
+
+  private sseAt(key: string): number | undefined {
+    return this.sseIndex?.get(key);
+  }
+
+  private sseAdd(key: string, r: { outcome: CallOutcome; conformance: string[] }): void {
+    this.sseIndex ??= new Map();
+    this.sseIndex.set(key, this.responses.length);
+    this.responses.push(r);
   }
 
   /** Pairs responses with calls by id and reports every call. Runs once, on finish or close. */
@@ -356,6 +440,19 @@ export class Exchange implements ResponseTapHandlers {
     if (this.errors) releaseStore(this.errors);
     this.sse?.end();
     const calls = this.ensureCalls();
+    const endedAt = Date.now();
+    const status = this.res.statusCode;
+    if (this.batch && calls.length > 1 && this.batchFailed(status)) {
+      // A transport-level failure of the whole batch (413, 400 without per-call answers, one
+      // error object answering the array): one error for the exchange, not one per call.
+      const first = calls[0] as CallState;
+      const answer = this.responses[0];
+      first.outcome = answer ? answer.outcome : null;
+      first.conformance = answer ? answer.conformance : [];
+      const whole: CallState[] = [first];
+      this.reportAll(whole, endedAt, status, `b:${calls.length}:`);
+      return;
+    }
     const only = calls.length === 1 ? calls[0] : undefined;
     if (only && this.responses.length === 1 && only.call && idKey(only.call.id) === idKey((this.responses[0] as { outcome: CallOutcome }).outcome.id)) {
       // The common case: one call, one reply with its id.
@@ -364,28 +461,51 @@ export class Exchange implements ResponseTapHandlers {
       only.conformance = r.conformance;
       this.responses.length = 0;
     }
-    const byKey = new Map<string, CallState[]>();
+    // Calls by id, each list with a cursor to its first unanswered call: linear even when a
+    // hostile batch repeats one id thousands of times.
+    const byKey = new Map<string, { list: CallState[]; next: number }>();
     for (const c of this.responses.length === 0 ? [] : calls) {
       if (!c.call) continue;
       const k = idKey(c.call.id);
-      const list = byKey.get(k);
-      if (list) list.push(c);
-      else byKey.set(k, [c]);
+      const entry = byKey.get(k);
+      if (entry) entry.list.push(c);
+      else byKey.set(k, { list: [c], next: 0 });
     }
     for (const r of this.responses) {
-      const list = byKey.get(idKey(r.outcome.id));
-      let target = list?.find((c) => c.outcome === null);
+      const entry = byKey.get(idKey(r.outcome.id));
+      let target: CallState | undefined;
+      if (entry) {
+        while (entry.next < entry.list.length && (entry.list[entry.next] as CallState).outcome !== null) entry.next++;
+        target = entry.list[entry.next];
+      }
       // A single call answered with id null (parse / invalid-request errors) is that call's answer.
       if (!target && r.outcome.id === null && calls.length === 1 && calls[0]?.outcome === null) target = calls[0];
       if (!target) {
-        target = this.newCall(null);
+        target = this.newCall(null, calls.length);
         calls.push(target);
       }
       target.outcome = r.outcome;
       target.conformance = r.conformance;
     }
-    const endedAt = Date.now();
-    const status = this.res.statusCode;
+    this.reportAll(calls, endedAt, status, '');
+  }
+
+  /**
+   * Whether the exchange's answer failed the batch as a whole: no JSON-RPC answer at all with an
+   * HTTP error status, or a single error with id null for a batch of several calls.
+   */
+  private batchFailed(status: number): boolean {
+    if (this.responses.length === 0) return status >= 400;
+    if (this.responses.length !== 1) return false;
+    const only = (this.responses[0] as { outcome: CallOutcome }).outcome;
+    return !only.ok && only.id === null;
+  }
+
+  /**
+   * Reports `calls` (one by one up to the cap, then counted), then the summary of what the cap
+   * left out. `trackPrefix` marks a whole-batch failure's tracker key.
+   */
+  private reportAll(calls: CallState[], endedAt: number, status: number, trackPrefix: string): void {
     // Inline guards rather than safe.call closures: this runs for every exchange.
     let credential: string | null | undefined = null;
     try {
@@ -405,14 +525,67 @@ export class Exchange implements ResponseTapHandlers {
     // A POST whose body could not be read (truncated, over the cap) answered with an HTTP error
     // page and no JSON-RPC reply is still one failed call: its row must not depend on body size.
     const unreadFailed = status >= 400 && this.req.method === 'POST' && this.responses.length === 0;
-    if (unreadFailed && calls.length === 0) calls.push(this.newCall(null));
+    if (unreadFailed && calls.length === 0) calls.push(this.newCall(null, 0));
+    const many = calls.length > 1;
+    const run: ReportRun = { seen: many ? new Map() : null, metrics: many ? new Map() : null, capped: 0, cappedFrom: Infinity, cappedTo: -Infinity };
     for (const c of calls) {
       if (c.call === null && c.outcome === null && !unreadFailed) continue;
-      this.report(c, endedAt, status, client, attemptHeader);
+      this.report(c, endedAt, status, client, attemptHeader, run, trackPrefix);
+    }
+    if (run.metrics && this.core.instruments) {
+      const instruments = this.core.instruments;
+      for (const r of run.metrics.values()) {
+        try {
+          recordCall(instruments, r);
+        } catch (err) {
+          this.core.safe.fail('metrics', err);
+        }
+      }
+    }
+    if (run.capped > 0) this.reportCapped(run);
+  }
+
+  /** Records a call's metrics now, or (in a batch) adds it to its group. */
+  private recordMetrics(run: ReportRun, r: CallReport): void {
+    const core = this.core;
+    if (run.metrics) {
+      const e = r.error;
+      const key = metricKey(r.method, r.protocol, r.skill, r.attempt, r.flags, r, e ? e.retryable : undefined, e ? e.conformance : null);
+      const group = run.metrics.get(key);
+      if (group) group.count = (group.count ?? 1) + 1;
+      else run.metrics.set(key, { ...r, count: 1 });
+      return;
+    }
+    if (!core.instruments) return;
+    try {
+      recordCall(core.instruments, r);
+    } catch (err) {
+      core.safe.fail('metrics', err);
     }
   }
 
-  private report(c: CallState, endedAt: number, httpStatus: number, client: string | null, attemptHeader: number | null): void {
+  /** The one summary of the errors past `maxAuditedCallsPerExchange`: a gap row and a log line. */
+  private reportCapped(run: ReportRun): void {
+    const core = this.core;
+    const traceId = spanIds(this.parentSpan ?? this.traceSpan).traceId;
+    if (core.sink?.recordGap) {
+      const sink = core.sink;
+      try {
+        sink.recordGap?.({ service: core.service, startedAt: run.cappedFrom, endedAt: run.cappedTo, count: run.capped, reason: EXCHANGE_CAP_REASON });
+      } catch (err) {
+        core.safe.fail('audit-write', err);
+      }
+    }
+    if (core.logger) {
+      try {
+        core.logger.warn({ not_audited: run.capped, cap: core.maxAuditedCalls, reason: EXCHANGE_CAP_REASON, trace_id: traceId }, CAPPED_LOG_MESSAGE);
+      } catch (err) {
+        core.safe.fail('log', err);
+      }
+    }
+  }
+
+  private report(c: CallState, endedAt: number, httpStatus: number, client: string | null, attemptHeader: number | null, run: ReportRun, trackPrefix: string): void {
     const core = this.core;
     const call = c.call;
     const p = core.pseudonymizer;
@@ -435,32 +608,58 @@ export class Exchange implements ResponseTapHandlers {
       // Server-defined codes on a DMC-12 call are DMC-12's own (-32001 is its auth failure, HTTP 401).
       error = { ...error, protocol: 'dmc12' };
     }
-    const data = call ? skillData(call) : null;
     const rawSkill = call?.skill ?? null;
     const skill = rawSkill === null ? null : core.knownSkills.has(rawSkill) ? rawSkill : RPC_METHOD_OTHER;
+    // Past the cap a call is counted (traffic, metrics) but gets no span, line, row or tracker
+    // entry: the canonical walk and hash are most of a call's cost, and one request must not be
+    // able to make the host do unbounded work (issue 16).
+    const audited = c.index < core.maxAuditedCalls;
+    const data = call && audited ? skillData(call) : null;
     const idemRaw = ownString(data, 'idempotency_key');
     // The tracker keys on a cheap unkeyed hash of the canonical call (call-key.ts); the keyed
     // pseudonyms (HMAC) are computed below for error rows only (DESIGN §6: (client, fingerprint)
     // or (client, idempotency)).
     let trackHash: string | null = null;
-    try {
-      if (idemRaw) trackHash = `i:${idempotencyKey(idemRaw)}`;
-      else if (call && call.method !== null) trackHash = `f:${callKey(call.method, rawSkill, call.params)}`;
-    } catch (err) {
-      core.safe.fail('fingerprint', err);
+    if (audited) {
+      try {
+        if (idemRaw) trackHash = `i:${idempotencyKey(idemRaw)}`;
+        else if (call && call.method !== null) trackHash = `f:${callKey(call.method, rawSkill, call.params)}`;
+      } catch (err) {
+        core.safe.fail('fingerprint', err);
+      }
     }
-    const trackKey = trackHash === null ? null : `${client ?? ''}\u0000${trackHash}`;
-    const { attempt, flags } = core.tracker.record(trackKey, this.startedAt, attemptHeader, {
-      at: endedAt,
-      ok: error === null,
-      retryable: error?.retryable ?? null,
-      retryAfterMs: error?.retryAfterMs ?? null,
-    });
+    const trackKey = trackHash === null ? null : `${client ?? ''}\u0000${trackPrefix}${trackHash}`;
+    // The same call twice in one batch is one attempt, not a retry of itself.
+    const again = trackKey !== null ? run.seen?.get(trackKey) : undefined;
+    const { attempt, flags } = !audited
+      ? { attempt: attemptHeader ?? 1, flags: NO_FLAGS }
+      : (again ??
+        core.tracker.record(trackKey, this.startedAt, attemptHeader, {
+          at: endedAt,
+          ok: error === null,
+          retryable: error?.retryable ?? null,
+          retryAfterMs: error?.retryAfterMs ?? null,
+        }));
+    if (trackKey !== null && run.seen && !again) run.seen.set(trackKey, { attempt, flags });
     core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
 
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
-    const { traceId, spanId } = spanIds(c.span);
+    const { traceId, spanId } = audited ? spanIds(this.spanOf(c)) : { traceId: null, spanId: null };
     let event: ErrorEvent | null = null;
+    if (error && !audited) {
+      run.capped++;
+      if (endedAt < run.cappedFrom) run.cappedFrom = endedAt;
+      if (endedAt > run.cappedTo) run.cappedTo = endedAt;
+      // Grouped by labels first: a report (and its event) is built once per group, not per call.
+      const code = safeCode(error.code);
+      const jsonrpcCode = safeJsonRpcCode(error.jsonrpcCode);
+      const labels: CodeLabels = { errorType: errorTypeOf(jsonrpcCode, code), statusCode: boundedStatusCode(jsonrpcCode), errorCode: boundedDomainCode(code) };
+      const key = run.metrics ? metricKey(c.method, protocol, skill, attempt, flags, labels, error.retryable, c.conformance) : null;
+      const group = key === null ? undefined : run.metrics?.get(key);
+      if (group) group.count = (group.count ?? 1) + 1;
+      else this.recordMetrics(run, countedReport(c.method, protocol, skill, attempt, flags, (endedAt - this.startedAt) / 1000, error, code, labels, c.conformance));
+      return;
+    }
     let rowId: string | null = null;
     if (error) {
       const customer = data && Object.hasOwn(data, 'customer') && isObj(data.customer) ? data.customer : null;
@@ -530,23 +729,18 @@ export class Exchange implements ResponseTapHandlers {
       error: event,
     };
     // Inline try/catch rather than safe.call closures: this runs for every call.
-    try {
-      finishCallSpan(c.span, report, endedAt);
-    } catch (err) {
-      core.safe.fail('span', err);
-    }
-    if (core.instruments) {
-      const instruments = core.instruments;
+    if (audited) {
       try {
-        recordCall(instruments, report);
+        finishCallSpan(this.spanOf(c), report, endedAt, !c.onServerSpan);
       } catch (err) {
-        core.safe.fail('metrics', err);
+        core.safe.fail('span', err);
       }
     }
-    if (event) {
+    this.recordMetrics(run, report);
+    if (event && audited) {
       const ev = event;
       try {
-        logError(core, ev, skill, c.method, c.span);
+        logError(core, ev, skill, c.method, this.spanOf(c));
       } catch (err) {
         core.safe.fail('log', err);
       }
@@ -561,6 +755,79 @@ export class Exchange implements ResponseTapHandlers {
     }
   }
 }
+
+/**
+ * The metrics' view of an error past the cap: its bounded code, retryable and conformance, with
+ * nothing minted or pseudonymised (no row, span or line is made from it).
+ */
+function countedReport(
+  method: string,
+  protocol: ErrorProtocol,
+  skill: string | null,
+  attempt: number,
+  flags: RetryFlag[],
+  durationS: number,
+  error: ParsedError,
+  code: string,
+  labels: CodeLabels,
+  conformance: string[],
+): CallReport {
+  const event: ErrorEvent = {
+    error_id: '',
+    occurred_at: 0,
+    trace_id: null,
+    span_id: null,
+    upstream_trace_id: null,
+    service: '',
+    protocol: error.protocol,
+    protocol_version: null,
+    rpc_method: method,
+    skill,
+    code,
+    legacy_error: null,
+    jsonrpc_code: null,
+    http_status: null,
+    retryable: error.retryable,
+    retry_after_ms: null,
+    client: null,
+    fingerprint: null,
+    idempotency: null,
+    subject: null,
+    subject_alt: null,
+    attempt,
+    retry_flags: flags,
+    violations: [],
+    conformance,
+    duration_ms: null,
+    key_id: null,
+  };
+  return { method, protocol, skill, attempt, flags, durationS, errorType: labels.errorType, statusCode: labels.statusCode, errorCode: labels.errorCode, error: event };
+}
+
+/** The metric group of a call in a batch: everything its labels and recorded values depend on. */
+function metricKey(
+  method: string,
+  protocol: string,
+  skill: string | null,
+  attempt: number,
+  flags: readonly string[],
+  codes: CodeLabels,
+  retryable: boolean | null | undefined,
+  conformance: readonly string[] | null,
+): string {
+  return `${method}\u0000${protocol}\u0000${skill ?? ''}\u0000${attempt}\u0000${flags.join(',')}\u0000${codes.errorType ?? ''}\u0000${codes.statusCode ?? ''}\u0000${codes.errorCode ?? ''}\u0000${String(retryable)}\u0000${conformance ? conformance.join(',') : ''}`;
+}
+
+/** The bounded code labels of a call report (telemetry-codes.ts). */
+type CodeLabels = Pick<CallReport, 'errorType' | 'statusCode' | 'errorCode'>;
+
+/** The flags of a call past the cap (never tracked): shared, never mutated. */
+const NO_FLAGS: RetryFlag[] = Object.freeze([]) as unknown as RetryFlag[];
+
+/** Reason of the gap row that counts the errors past the per-exchange cap. */
+export const EXCHANGE_CAP_REASON = 'exchange_cap';
+/** Fixed message of the one line that counts them. */
+export const CAPPED_LOG_MESSAGE = 'json-rpc errors past the per-exchange cap were counted, not audited one by one';
 
 /**
  * Starts observing one exchange. `errors` is the exchange's AapError store (the caller runs the

@@ -39,6 +39,7 @@ export const DEFAULTS = {
   retryWindowMs: RETRY_WINDOW_MS,
   retryTrackerMaxKeys: 50_000,
   trafficFlushIntervalMs: 60_000,
+  maxAuditedCallsPerExchange: 100,
 } as const;
 
 const KNOWN_KEYS = new Set([
@@ -59,6 +60,7 @@ const KNOWN_KEYS = new Set([
   'retryWindowMs',
   'retryTrackerMaxKeys',
   'trafficFlushIntervalMs',
+  'maxAuditedCallsPerExchange',
 ]);
 
 function positiveInt(options: TriageOptions, name: keyof TriageOptions): void {
@@ -121,6 +123,7 @@ export function checkOptions(options: unknown): TriageOptions {
   positiveInt(o, 'retryWindowMs');
   positiveInt(o, 'retryTrackerMaxKeys');
   positiveInt(o, 'trafficFlushIntervalMs');
+  positiveInt(o, 'maxAuditedCallsPerExchange');
   if (o.requiredExtensionUri !== undefined && (typeof o.requiredExtensionUri !== 'string' || !URL.canParse(o.requiredExtensionUri))) {
     throw new TypeError('createTriage: option requiredExtensionUri must be an absolute URI');
   }

@@ -36,15 +36,8 @@ export function callSpanName(method: string): string {
   return method === RPC_METHOD_OTHER ? RPC_SYSTEM_NAME_VALUE_JSONRPC : method;
 }
 
-/** Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any). */
-export function startCallSpan(
-  tracer: Tracer,
-  parent: Context,
-  method: string,
-  methodOriginal: string | null,
-  id: string | number | null | undefined,
-  startTime: number,
-): Span {
+/** The attributes a call's span has from its start: system, method, protocol version, safe id. */
+function callStartAttributes(method: string, methodOriginal: string | null, id: string | number | null | undefined): Attributes {
   const attributes: Attributes = {
     [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_JSONRPC,
     [ATTR_RPC_METHOD]: method,
@@ -55,7 +48,29 @@ export function startCallSpan(
   // small number or a short safe token (src/protocol/value-patterns.ts), never an email.
   const safeId = safeRequestId(id);
   if (safeId !== null) attributes[ATTR_JSONRPC_REQUEST_ID] = safeId;
-  return tracer.startSpan(callSpanName(method), { kind: SpanKind.SERVER, attributes, startTime }, parent);
+  return attributes;
+}
+
+/** Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any). */
+export function startCallSpan(
+  tracer: Tracer,
+  parent: Context,
+  method: string,
+  methodOriginal: string | null,
+  id: string | number | null | undefined,
+  startTime: number,
+): Span {
+  return tracer.startSpan(callSpanName(method), { kind: SpanKind.SERVER, attributes: callStartAttributes(method, methodOriginal, id), startTime }, parent);
+}
+
+/**
+ * Makes the HTTP server span the span of the exchange's single (non-batch) call (DESIGN §4):
+ * renamed like a call span, with the same start attributes. Its owner (the HTTP
+ * instrumentation) ends it; {@link finishCallSpan} with `end: false` completes it first.
+ */
+export function adoptServerSpan(span: Span, method: string, methodOriginal: string | null, id: string | number | null | undefined): Span {
+  if (span.isRecording()) span.updateName(callSpanName(method)).setAttributes(callStartAttributes(method, methodOriginal, id));
+  return span;
 }
 
 /** W3C ids of a span, or nulls when its context is not valid (no SDK): never 32 zeros. */
@@ -78,10 +93,13 @@ export function traceresponseFor(span: Span | undefined): string | null {
   return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
-/** Sets the call's attributes and status and ends the span at `endTime` (epoch ms). */
-export function finishCallSpan(span: Span, r: CallReport, endTime: number): void {
+/**
+ * Sets the call's attributes and status and ends the span at `endTime` (epoch ms); with `end`
+ * false (an adopted HTTP server span, which its owner ends) it only sets them.
+ */
+export function finishCallSpan(span: Span, r: CallReport, endTime: number, end = true): void {
   if (!span.isRecording()) {
-    span.end(endTime);
+    if (end) span.end(endTime);
     return;
   }
   const a: Attributes = {
@@ -105,5 +123,5 @@ export function finishCallSpan(span: Span, r: CallReport, endTime: number): void
   } else {
     span.setAttributes(a);
   }
-  span.end(endTime);
+  if (end) span.end(endTime);
 }

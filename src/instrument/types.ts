@@ -115,6 +115,17 @@ export interface TriageOptions {
    * @default 60_000
    */
   trafficFlushIntervalMs?: number;
+  /**
+   * Most calls of one HTTP exchange (a JSON-RPC batch) that get a span, a log line and an audit
+   * row of their own. Calls past it are still answered, completed on the wire and counted in
+   * the metrics and traffic counters (not in the retry tracker: attempt 1, or the `aap-attempt`
+   * header; no conformance rules); their errors end in one summary: an `audit_gaps` row with reason
+   * `exchange_cap` and their count (counted as `dropped`), and one log line. Never a silent cut.
+   * NOTE: each audited error costs two HMACs, a span and a row; the cap bounds what one request
+   * can make the host do.
+   * @default 100
+   */
+  maxAuditedCallsPerExchange?: number;
 }
 
 /** What {@link createTriage} returns. */

@@ -12,7 +12,7 @@ export type { TimeWindow, TimeSpec } from './time.js';
 export { toErrorEvent } from './rows.js';
 export type { Db, ErrorEventRecord } from './rows.js';
 export { searchErrors, errorHistogram, nextErrors, tailCursor, asQuery } from './search.js';
-export type { ErrorSort, ErrorSortKey, SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, TailCursor } from './search.js';
+export type { ErrorSort, ErrorSortKey, SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, NextErrors, TailCursor } from './search.js';
 export { getError, getTrace } from './detail.js';
 export type { ErrorDetail, DetailOptions } from './detail.js';
 export { codeInfoFor, LONGEST_CODE_LENGTH } from './codes.js';

@@ -158,8 +158,23 @@ export async function errorHistogram(
 export interface TailCursor {
   /** Time of the previous poll, epoch ms. */
   at: number;
-  /** Ids already returned (or skipped as old) with occurred_at at or after `at - lookbackMs`. */
-  seen: Set<string>;
+  /** Ids already returned (or skipped as old) → their occurred_at, kept for `lookbackMs` before the last poll. */
+  seen: Map<string, number>;
+  /**
+   * Set after a full page: the next call continues right after this row (keyset paging, in
+   * `(occurred_at, error_id)` order), so a burst larger than a page is read page by page, never
+   * skipped. Null once caught up.
+   */
+  after: { at: number; id: string } | null;
+}
+
+/** What one `nextErrors` call returns. */
+export interface NextErrors {
+  /** New rows, oldest first (at most `limit`). */
+  rows: ErrorEvent[];
+  cursor: TailCursor;
+  /** More rows are waiting: call again at once with `cursor` (they are not skipped). */
+  more: boolean;
 }
 
 /**
@@ -167,35 +182,46 @@ export interface TailCursor {
  * Writers commit in batches, so a row may land with an `occurred_at` a little before the
  * previous poll; every poll re-reads from `lookbackMs` (default 10 000 ms) before the previous
  * poll and skips ids already returned. Rows stamped in the future (a writer's clock ahead of
- * ours) are returned once. At most `limit` rows (default 1000). Backs `aap-triage tail` and the
- * TUI's live refresh.
+ * ours) are returned once. At most `limit` rows (default 1000) per call; when more are waiting,
+ * `more` is true and the next call with the returned cursor goes on from the last row returned
+ * (issue 16: `tail` never skips). Backs `aap-triage tail` and the TUI's live refresh.
  */
 export async function nextErrors(
   db: Db,
   query: Query | string | null,
   cursor: TailCursor,
   options: QueryOptions & { lookbackMs?: number; limit?: number } = {},
-): Promise<{ rows: ErrorEvent[]; cursor: TailCursor }> {
+): Promise<NextErrors> {
   const q = asQuery(query);
   const now = options.now ?? Date.now();
   const lookback = options.lookbackMs ?? 10_000;
-  const from = Math.min(cursor.at, now) - lookback;
-  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
   const limit = clampInt(options.limit, 1000, 1, 100_000);
+  const after = cursor.after;
+  const from = after ? after.at : Math.min(cursor.at, now) - lookback;
+  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
   const found = (
-    await db.all<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`, [
-      ...c.params,
-      limit + cursor.seen.size,
-    ])
-  ).map(toErrorEvent);
-  const rows = found.filter((r) => !cursor.seen.has(r.error_id)).slice(0, limit);
-  const returned = new Set(rows.map((r) => r.error_id));
-  const seen = new Set<string>();
-  for (const r of found) if (r.occurred_at >= now - lookback && (cursor.seen.has(r.error_id) || returned.has(r.error_id))) seen.add(r.error_id);
-  return { rows, cursor: { at: now, seen } };
+    after
+      ? await db.all<ErrorEventRecord>(
+          `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at ASC, error_id ASC LIMIT ?`,
+          [...c.params, after.at, after.at, after.id, limit + 1],
+        )
+      : await db.all<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`, [
+          ...c.params,
+          limit + cursor.seen.size + 1,
+        ])
+  );
+  const unseen = found.map(toErrorEvent).filter((r) => !cursor.seen.has(r.error_id));
+  const more = unseen.length > limit;
+  const rows = more ? unseen.slice(0, limit) : unseen;
+  const keepFrom = now - lookback;
+  const seen = new Map<string, number>();
+  for (const [id, at] of cursor.seen) if (at >= keepFrom) seen.set(id, at);
+  for (const r of rows) if (r.occurred_at >= keepFrom) seen.set(r.error_id, r.occurred_at);
+  const last = rows[rows.length - 1];
+  return { rows, cursor: { at: more ? cursor.at : now, seen, after: more && last ? { at: last.occurred_at, id: last.error_id } : null }, more };
 }
 
 /** A cursor for polls from `at` (epoch ms) on; rows of the `lookbackMs` before it count as new. */
 export function tailCursor(at: number): TailCursor {
-  return { at, seen: new Set() };
+  return { at, seen: new Map(), after: null };
 }

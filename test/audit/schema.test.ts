@@ -74,6 +74,17 @@ describe('a database created by openAuditSink()', () => {
     await sink.close();
   });
 
+  it('truncates the WAL to zero bytes when the last writer closes', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const sink = openAuditSink({ path: t.db, logger: captureLogger(), handleSignals: false, idleCheckpointMs: 600_000 });
+    for (let i = 0; i < 3_000; i++) sink.write(makeEvent(i));
+    await sink.flush();
+    expect(statSync(`${t.db}-wal`).size).toBeGreaterThan(0);
+    await sink.close();
+    expect(statSync(`${t.db}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+  });
+
   it('keeps the WAL bounded: once idle it is checkpointed down to at most journal_size_limit bytes', async () => {
     const t = tempDir();
     cleanup = t.cleanup;

@@ -159,6 +159,22 @@ describe('SqliteAuditSink#write()', () => {
     expect(logger.lines.find((l) => l.level === 'warn')?.msg).toMatch(/queue full/);
   });
 
+  it('stores a summary gap row from recordGap (the per-exchange cap) and counts it as dropped', async () => {
+    const t = temp();
+    const sink = openAuditSink({ path: t.db, service: 'dealer-test', logger: captureLogger(), handleSignals: false });
+    sink.write(makeEvent(1));
+    sink.recordGap({ service: 'dealer-test', startedAt: 1_700_000_000_100, endedAt: 1_700_000_000_200, count: 9_900, reason: 'exchange_cap' });
+    sink.recordGap({ service: 'dealer-test', startedAt: 0, endedAt: 0, count: 0, reason: 'exchange_cap' });
+    await sink.close();
+    expect(sink.health()).toMatchObject({ written: 1, dropped: 9_900, failed: 0 });
+    const db = rawDb(t.db);
+    expect(db.prepare('SELECT service, started_at, ended_at, dropped, reason FROM audit_gaps').all()).toEqual([
+      { service: 'dealer-test', started_at: 1_700_000_000_100, ended_at: 1_700_000_000_200, dropped: 9_900, reason: 'exchange_cap' },
+    ]);
+    db.close();
+    expect(readHealth(t.db)).toMatchObject({ dropped: 9_900 });
+  });
+
   it('counts a batch that cannot get the write lock as failed, reports degraded, then recovers and writes a gap row', async () => {
     const t = temp();
     const logger = captureLogger();

@@ -6,6 +6,7 @@
  * those lines here and assert them, so a passing run prints no stack traces; any other
  * `console.error` still reaches the terminal.
  */
+import { format } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 
 /** The SDK's own error lines, by the prefix it writes. */
@@ -14,6 +15,8 @@ const SDK_PREFIXES = ['Agent execution failed for', 'Unhandled error in JSON-RPC
 export interface SdkConsole {
   /** The first argument of every SDK `console.error` line captured so far (see `per`). */
   readonly lines: string[];
+  /** The same lines in full, every argument formatted as `console.error` prints it (`util.format`). */
+  readonly texts: string[];
 }
 
 /**
@@ -24,15 +27,18 @@ export interface SdkConsole {
  * @returns the captured lines.
  */
 export function captureSdkConsole(per: 'test' | 'file' = 'test'): SdkConsole {
-  const captured: SdkConsole = { lines: [] };
+  const captured: SdkConsole = { lines: [], texts: [] };
   let restore: (() => void) | undefined;
   const install = (): void => {
     captured.lines.length = 0;
+    captured.texts.length = 0;
     const original = console.error.bind(console);
     const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
       const first = typeof args[0] === 'string' ? args[0] : '';
-      if (SDK_PREFIXES.some((p) => first.startsWith(p))) captured.lines.push(first);
-      else original(...args);
+      if (SDK_PREFIXES.some((p) => first.startsWith(p))) {
+        captured.lines.push(first);
+        captured.texts.push(format(...args));
+      } else original(...args);
     });
     restore = () => spy.mockRestore();
   };

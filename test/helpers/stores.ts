@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
+import { rebuildIssueHours } from '../../src/audit/issue-hours.js';
 import { issueKey } from '../../src/audit/issue-key.js';
 import { ERROR_EVENT_COLUMNS } from '../../src/audit/schema.js';
 import { openStoreReader, type AuditReader } from '../../src/audit/store.js';
@@ -80,6 +81,8 @@ async function sqliteStore(): Promise<TestStore> {
       db.transaction(() => {
         for (const e of events) insertEvent.run(eventValues(e));
       })();
+      // What the SQLite writer adds per batch (the hourly issue summary).
+      rebuildIssueHours(db);
     },
     async insertTraffic(rows) {
       db.transaction(() => {
@@ -97,6 +100,7 @@ async function sqliteStore(): Promise<TestStore> {
       db.prepare('ATTACH DATABASE ? AS src').run(sqlitePath);
       for (const t of ['error_events', 'traffic', 'audit_gaps']) db.exec(`INSERT INTO ${t} SELECT * FROM src.${t}`);
       db.exec('DETACH DATABASE src');
+      rebuildIssueHours(db);
     },
     async cleanup() {
       await reader?.close();

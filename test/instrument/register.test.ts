@@ -3,9 +3,9 @@
  * first when stale): the unmodified server's errors are tagged, logged and audited, the HTTP
  * instrumentation's server span is the parent, and SIGTERM flushes the audit store.
  *
- * Expected span tree (OTel SDK on):
- *   POST (SERVER, instrumentation-http)   ← named by the `traceresponse` header
- *     └─ tools/call (SERVER, aap-triage)  ← trace_id / span_id in the log line and audit row
+ * Expected span (OTel SDK on): the single call is recorded on the HTTP server span (DESIGN §4)
+ *   tools/call (SERVER, instrumentation-http's span, renamed by aap-triage)
+ *     ← named by the `traceresponse` header and by trace_id / span_id in the log line and audit row
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditReader } from '../../src/audit/index.js';
 import { ROOT, ensureBuilt } from '../helpers/dist.js';
 
-const REGISTER = join(ROOT, 'dist', 'instrument', 'register.js');
+// The bundle hosts load as `aap-triage/register` (package.json exports).
+const REGISTER = join(ROOT, 'dist', 'lib', 'register.js');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'register-dmc12.mjs');
 const HOST_OTEL = join(import.meta.dirname, 'fixtures', 'host-otel.mjs');
 
@@ -118,9 +119,9 @@ describe('aap-triage/register', () => {
       const line = jsonLines(child.stderr()).find((l) => l.error_id === data.error_id);
       expect(line).toMatchObject({ code: 'RESERVATION_CONFLICT', retryable: false, method: 'tools/call', skill: 'create_reservation' });
       expect(jsonLines(child.stdout())).toEqual([]);
-      // Same trace as the HTTP server span the header names; the call span is its child.
+      // The HTTP server span the header names is the call's span (a single call, DESIGN §4).
       expect(line?.trace_id).toBe(tr?.[1]);
-      expect(line?.span_id).not.toBe(tr?.[2]);
+      expect(line?.span_id).toBe(tr?.[2]);
       expect(child.stdout()).toContain("name: 'tools/call'");
       child.proc.kill('SIGTERM');
       const exit = await child.exited;
@@ -222,6 +223,20 @@ describe('aap-triage/register', () => {
       child.proc.kill('SIGTERM');
       await child.exited;
       expect(noise(child.stderr())).toEqual([]);
+    } finally {
+      if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+    }
+  });
+
+  it('honours OTEL_NODE_RESOURCE_DETECTORS when the operator asks for the process detector', async () => {
+    const port = await freePort();
+    const child = await startChild({ AAP_TRIAGE_DB: 'off', OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: String(port), OTEL_NODE_RESOURCE_DETECTORS: 'env,process' });
+    try {
+      await call(child.port, 'd-fail', { fail: true });
+      const scrape = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(scrape.split('\n').find((l) => l.startsWith('target_info{'))).toContain('process_pid=');
+      child.proc.kill('SIGTERM');
+      await child.exited;
     } finally {
       if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
     }

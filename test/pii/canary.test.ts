@@ -91,6 +91,10 @@ interface Expectation {
   violations?: { location: string; keyword: string }[];
   httpStatus?: number;
   jsonrpcCode?: number;
+  /** The wire error_id the dealer sent, which fails its pattern: the row must carry a minted one. */
+  mintedFrom?: string;
+  /** The dealer's upstream trace id fails its pattern: the row's must be null. */
+  upstreamNull?: boolean;
 }
 
 interface Row {
@@ -108,6 +112,7 @@ interface Row {
   jsonrpc_code: number | null;
   legacy_error: string | null;
   key_id: string | null;
+  upstream_trace_id: string | null;
 }
 
 interface Http {
@@ -395,6 +400,18 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
     await aapPath('AAP -32008 (extension not activated)', 'EXTENSION_SUPPORT_REQUIRED', data, key, { subject: email }, headers);
   }
 
+  // Caller-controlled JSON-RPC fields (issue 16): an email as the id and as the method.
+  {
+    const idKey = canaries.id('AAP API key (email id)', 'sk_live_canary_');
+    const emailId = canaries.email('JSON-RPC id (AAP)');
+    const r = await call(url, message(emailId, { type: 'inventory.vehicle.request', vin: canaries.vin('unknown VIN (AAP email id)') }), headersFor(idKey));
+    expect(r.text).toContain(emailId);
+    expectRow({ path: 'AAP VEHICLE_NOT_FOUND with an email as JSON-RPC id', service: AAP_SERVICE, code: 'VEHICLE_NOT_FOUND', errorId: wireErrorId(r.json), credential: idKey });
+    const methodKey = canaries.id('AAP API key (email method)', 'sk_live_canary_');
+    const m = await call(url, { jsonrpc: '2.0', id: rpcId(), method: canaries.email('JSON-RPC method (AAP)'), params: {} }, headersFor(methodKey));
+    expectRow({ path: 'AAP -32601 for an email as method', service: AAP_SERVICE, code: '', errorId: wireErrorId(m.json), credential: methodKey });
+  }
+
   // Skill errors of the demo dealer, one API key for the lead flow.
   const key = canaries.id('AAP API key (leads)', 'sk_live_canary_');
   {
@@ -594,7 +611,8 @@ async function driveDmc12(call: Call, triage: Triage, logger: ReturnType<typeof 
   const tokenA = canaries.id('DMC-12 API key A', 'dmc_key_canary_');
   const tokenB = canaries.id('DMC-12 API key B', 'dmc_key_canary_');
   const tokenC = canaries.id('DMC-12 API key C (rate limited)', 'dmc_key_canary_');
-  const server = createServer(triage.wrap(createDmc12Listener(dealer, new Set([tokenA, tokenB, tokenC]))));
+  const dealerTokens = new Set([tokenA, tokenB, tokenC]);
+  const server = createServer(triage.wrap(createDmc12Listener(dealer, dealerTokens)));
   const base = await listenLoopback(server);
   servers.push(() => closeServer(server));
   const url = `${base}/rpc`;
@@ -720,9 +738,64 @@ async function driveDmc12(call: Call, triage: Triage, logger: ReturnType<typeof 
     expectRow({ path: 'DMC-12 -32700 truncated body', service: DMC_SERVICE, code: '-32700', errorId: wireErrorId(r.json), credential: tokenA });
   }
 
+  // Caller-controlled JSON-RPC fields on the demo DMC-12 dealer (issue 16).
+  {
+    const idToken = canaries.id('DMC-12 API key (email id)', 'dmc_key_canary_');
+    const methodToken = canaries.id('DMC-12 API key (email method)', 'dmc_key_canary_');
+    dealerTokens.add(idToken);
+    dealerTokens.add(methodToken);
+    const emailId = canaries.email('JSON-RPC id (DMC-12)');
+    const r = await call(url, toolsCall(emailId, 'get_vehicle', { vin: canaries.vin('unknown VIN (DMC-12 email id)') }), headers(idToken));
+    expect(r.text).toContain(emailId);
+    expectRow({ path: 'DMC-12 VEHICLE_NOT_FOUND with an email as JSON-RPC id', service: DMC_SERVICE, code: 'VEHICLE_NOT_FOUND', errorId: wireErrorId(r.json), credential: idToken });
+    const m = await call(url, { jsonrpc: '2.0', id: `dmc-${++n}`, method: canaries.email('JSON-RPC method (DMC-12)'), params: {} }, headers(methodToken));
+    expectRow({ path: 'DMC-12 -32601 for an email as method', service: DMC_SERVICE, code: '-32601', errorId: wireErrorId(m.json), credential: methodToken });
+  }
+
   // The DMC-12 test server: a batch of result errors and a success, with a notification.
   const helper: Dmc12Server = await startDmc12Server(triage);
   servers.push(() => helper.close());
+  // A dealer's reply is caller-influenced text too (issue 16): an email in each machine field of
+  // an error, sent as is by the test server's raw mode. Each with its own credential, so its row
+  // is found by (code, client) where the wire id cannot name it.
+  {
+    const raw = async (label: string, reply: (id: string) => Obj): Promise<{ r: Http; token: string }> => {
+      const token = canaries.id(`DMC-12 API key (${label})`, 'dmc_key_canary_');
+      const id = `raw-${++n}`;
+      const body = Buffer.from(JSON.stringify(reply(id))).toString('base64');
+      const r = await call(helper.url, toolsCall(id, 'create_reservation', { quote_id: 'q_1' }), { ...headers(token), 'x-test-raw-response': body });
+      return { r, token };
+    };
+    const dmcError = (id: string, data: Obj, meta: Obj = { trace_id: 'trc_0123456789abcdef0123456789abcdef' }): Obj => ({ jsonrpc: '2.0', id, result: { data, _metadata: meta } });
+    {
+      const email = canaries.email('dealer error_id');
+      const { r, token } = await raw('error_id', (id) => dmcError(id, { error: 'quote_state', error_code: 'QUOTE_STATE', retryable: false, error_id: email }));
+      expect(r.text).toContain(email);
+      expectRow({ path: 'DMC-12 reply with an email as error_id (minted anew)', service: DMC_SERVICE, code: 'QUOTE_STATE', errorId: null, credential: token, mintedFrom: email });
+    }
+    {
+      const email = canaries.email('dealer error_code');
+      const { r, token } = await raw('error_code', (id) => dmcError(id, { error: 'quote_state', error_code: email, retryable: false }));
+      expect(r.text).toContain(email);
+      expectRow({ path: 'DMC-12 reply with an email as error_code', service: DMC_SERVICE, code: '_OTHER', errorId: wireErrorId(r.json), credential: token });
+    }
+    {
+      const email = canaries.email('dealer upstream trace id');
+      const { r, token } = await raw('trace id', (id) => dmcError(id, { error: 'quote_state', error_code: 'QUOTE_STATE', retryable: false }, { trace_id: email }));
+      expect(r.text).toContain(email);
+      expectRow({ path: 'DMC-12 reply with an email as upstream trace id', service: DMC_SERVICE, code: 'QUOTE_STATE', errorId: wireErrorId(r.json), credential: token, upstreamNull: true });
+    }
+    {
+      const email = canaries.email('dealer ErrorInfo reason');
+      const { r, token } = await raw('ErrorInfo reason', (id) => ({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32099, message: 'failed', data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: email, domain: 'autoagentprotocol.org', metadata: { retryable: 'false' } }] },
+      }));
+      expect(r.text).toContain(email);
+      expectRow({ path: 'AAP-form error with an email as ErrorInfo reason', service: DMC_SERVICE, code: '_OTHER', errorId: wireErrorId(r.json), credential: token });
+    }
+  }
   {
     const h1 = handoffArgs('helper batch 1', 'rsv_h1');
     const h2 = handoffArgs('helper batch 2', 'rsv_h2');
@@ -892,6 +965,35 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
     }
     const idem = expectations.find((e) => e.idempotency !== undefined) as Expectation;
     expect(rowOf(idem)?.idempotency).toBe(pseudonymizer.idempotency(idem.idempotency));
+  });
+
+  it('checks every caller-controlled machine field against its pattern (issue 16)', () => {
+    const minted = expectations.filter((e) => e.mintedFrom !== undefined);
+    expect(minted).toHaveLength(1);
+    for (const e of minted) {
+      const row = rowOf(e) as Row;
+      expect(row.error_id, e.path).toMatch(/^err_[0-9a-f]{32}$/);
+      expect(row.error_id, e.path).not.toBe(e.mintedFrom);
+    }
+    for (const e of expectations.filter((x) => x.upstreamNull)) expect((rowOf(e) as Row).upstream_trace_id, e.path).toBeNull();
+    const other = expectations.filter((e) => e.code === '_OTHER');
+    expect(other.map((e) => e.path)).toEqual(['DMC-12 reply with an email as error_code', 'AAP-form error with an email as ErrorInfo reason']);
+    // The emails sent as id and method reached the wire (echoed), never a span attribute.
+    for (const label of ['JSON-RPC id (AAP)', 'JSON-RPC id (DMC-12)']) {
+      const value = canaries.all.find((c) => c.label === label)?.value as string;
+      expect(wireText, label).toContain(value);
+      expect(spans.some((s) => s.attributes['jsonrpc.request.id'] === value), label).toBe(false);
+    }
+    const methods = canaries.all.filter((c) => c.label.startsWith('JSON-RPC method')).map((c) => c.value);
+    expect(methods).toHaveLength(2);
+    expect(spans.filter((s) => methods.includes(String(s.attributes['rpc.method_original'])))).toEqual([]);
+    expect(spans.filter((s) => s.attributes['rpc.method'] === '_OTHER').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('no canary in what the @a2a-js/sdk server printed on stderr (every argument, as printed)', () => {
+    expect(sdkConsole.texts.length).toBe(sdkConsole.lines.length);
+    expect(sdkConsole.texts.length).toBeGreaterThan(0);
+    expect(leaksIn('sdk stderr', sdkConsole.texts.join('\n'), forms)).toEqual([]);
   });
 
   it('stores the unknown email filter key as /filters/* and sanitises pointers a dealer echoed', () => {

@@ -163,6 +163,37 @@ describe('nextErrors', () => {
   });
 });
 
+describe('nextErrors paging', () => {
+  it('pages through a burst larger than one page and skips none, then catches up with late commits', async () => {
+    const burst = Array.from({ length: 2_500 }, (_, i) => event({ occurred_at: T0 + 55 * MIN + 1000 + Math.floor(i / 3), code: 'RATE_LIMITED' }));
+    try {
+      const start = T0 + 55 * MIN;
+      let next = await nextErrors(db, '', tailCursor(start), { now: start });
+      await store.insertEvents(burst);
+      const got: string[] = [];
+      const pages: number[] = [];
+      next = await nextErrors(db, '', next.cursor, { now: start + 2000 });
+      for (;;) {
+        pages.push(next.rows.length);
+        got.push(...next.rows.map((r) => r.error_id));
+        if (!next.more) break;
+        next = await nextErrors(db, '', next.cursor, { now: start + 2000 });
+      }
+      expect(pages).toEqual([1000, 1000, 500]);
+      expect(new Set(got).size).toBe(2_500);
+      expect(new Set(got)).toEqual(new Set(burst.map((e) => e.error_id)));
+      const late = event({ occurred_at: start + 1500, code: 'INTERNAL_ERROR' });
+      await store.insertEvents([late]);
+      next = await nextErrors(db, '', next.cursor, { now: start + 3000 });
+      expect(next.rows.map((r) => r.error_id)).toEqual([late.error_id]);
+      expect(next.more).toBe(false);
+      burst.push(late);
+    } finally {
+      await store.deleteEvents(burst.map((e) => e.error_id));
+    }
+  });
+});
+
 describe('computeStats and listGaps', () => {
   it('counts by code, skill, protocol, retryable and flag, with traffic rates', async () => {
     const s = (await computeStats(db, null, HOUR, { now: T0 }));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Key } from 'ink';
@@ -233,6 +233,26 @@ describe('clipboard and files', () => {
       expect(readFileSync(file, 'utf8')).toBe('Subject: x\n');
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(() => writeDraft('again', 'md', { dir, stem: 'storm-1/2', now })).toThrow(/EEXIST/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never overwrites an explicit path and never follows a symlink there', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aap-tui-draft-'));
+    try {
+      const now = Date.UTC(2026, 10, 30, 2, 3, 4);
+      writeFileSync(join(dir, 'kept.md'), 'operator notes\n');
+      expect(() => writeDraft('draft', 'md', { dir, path: 'kept.md', stem: 's', now })).toThrow(/EEXIST/);
+      expect(readFileSync(join(dir, 'kept.md'), 'utf8')).toBe('operator notes\n');
+      const victim = join(dir, 'victim.txt');
+      writeFileSync(victim, 'not yours\n');
+      symlinkSync(victim, join(dir, 'link.md'));
+      expect(() => writeDraft('draft', 'md', { dir, path: join(dir, 'link.md'), stem: 's', now })).toThrow(/EEXIST/);
+      symlinkSync(join(dir, 'nowhere.txt'), join(dir, 'dangling.md'));
+      expect(() => writeDraft('draft', 'md', { dir, path: 'dangling.md', stem: 's', now })).toThrow(/EEXIST/);
+      expect(readFileSync(victim, 'utf8')).toBe('not yours\n');
+      expect(() => statSync(join(dir, 'nowhere.txt'))).toThrow(/ENOENT/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -16,7 +16,10 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** `tail [query...]`: the last rows, then new rows as they land, until Ctrl-C. */
+/**
+ * `tail [query...]`: the last rows, then new rows as they land, until Ctrl-C. Each poll pages
+ * until it has caught up, so no row is ever skipped however fast the writers are (issue 16).
+ */
 export const tailCommand: CommandModule = {
   name: 'tail',
   register(program: Command, ctx: CommandContext) {
@@ -44,8 +47,10 @@ export const tailCommand: CommandModule = {
         const first = lines > 0 ? (await searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true })).rows.reverse() : [];
         if (!g.json) ctx.out(fixedRow(ERROR_HEADERS));
         print(first);
-        // Mark what is already there (the lookback and any future-stamped rows) as seen.
-        let cursor = (await nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 })).cursor;
+        // Mark what is already there (the lookback and any future-stamped rows) as seen, page by page.
+        let mark = await nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 });
+        while (mark.more) mark = await nextErrors(db, query, mark.cursor, { ...options, limit: 100_000 });
+        let cursor = mark.cursor;
         const stop = new AbortController();
         const onSigint = (): void => stop.abort();
         process.once('SIGINT', onSigint);
@@ -54,9 +59,14 @@ export const tailCommand: CommandModule = {
           while (!stop.signal.aborted) {
             await sleep(interval, stop.signal);
             if (stop.signal.aborted) break;
-            const next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
-            cursor = next.cursor;
-            print(next.rows);
+            // Page until caught up: a burst larger than one page is printed whole, never skipped.
+            let next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
+            for (;;) {
+              cursor = next.cursor;
+              print(next.rows);
+              if (!next.more || stop.signal.aborted) break;
+              next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
+            }
           }
         } finally {
           process.removeListener('SIGINT', onSigint);

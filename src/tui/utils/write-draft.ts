@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { writeOutFile } from '../../cli/write-out.js';
 import type { DraftFormat } from '../types.js';
 
 /** File extension per draft format. */
@@ -23,8 +23,10 @@ export interface WriteDraftOptions {
 /**
  * Writes a draft and returns the absolute path. The default name is
  * `incident-<stem>-<YYYYMMDDTHHMMSSZ>.<ext>` (e.g.
- * `incident-storm-20261130T0259Z-147dfc4f-20261130T031500Z.txt`); an existing file is never overwritten (`wx`), so
- * a second `w` in the same second fails with a clear message instead of losing a draft.
+ * `incident-storm-20261130T0259Z-147dfc4f-20261130T031500Z.txt`). Written through the CLI's
+ * `writeOutFile` (issue 16): an existing file — default name or explicit path — is never
+ * overwritten and a symlink at the final path is never followed (`O_EXCL | O_NOFOLLOW`), so a
+ * second `w` in the same second fails with a clear message instead of losing a draft.
  * Mode 0600: a draft is PII-free, but it is still an incident record.
  * @throws Error from `fs` (EEXIST, EACCES, ENOENT) with its message.
  */
@@ -37,6 +39,6 @@ export function writeDraft(text: string, format: DraftFormat, opts: WriteDraftOp
       ? opts.path
       : resolve(opts.dir, opts.path)
     : join(resolve(opts.dir), `incident-${slug}-${stamp}.${ext}`);
-  writeFileSync(file, text.endsWith('\n') ? text : text + '\n', { mode: 0o600, flag: opts.path ? 'w' : 'wx' });
+  writeOutFile(file, text.endsWith('\n') ? text : text + '\n', false);
   return file;
 }
