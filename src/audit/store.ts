@@ -10,7 +10,8 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { migrateStore } from './inspect.js';
-import { forgetSubject, pruneOlderThan, type ForgetResult, type PruneResult } from './maintenance.js';
+import { labelNameProblem, MAX_LABEL_NAME, removeClientLabel, setClientLabel, type ClientLabel } from './labels.js';
+import { forgetSubject, previewPrune, pruneOlderThan, type ForgetResult, type PrunePreview, type PruneResult } from './maintenance.js';
 import type { PgStoreInspection } from './pg/maintenance.js';
 import { isPostgresUrl } from './paths.js';
 import type { Pseudonymizer } from './pseudonym.js';
@@ -133,4 +134,53 @@ export async function inspectPostgresStore(url: string): Promise<PgStoreInspecti
 export async function truncatePostgresStore(url: string): Promise<boolean> {
   const { truncatePgStore } = await import('./pg/maintenance.js');
   return truncatePgStore(url);
+}
+
+/**
+ * `clients label` on either store (`setClientLabel` on SQLite). Returns the stored label.
+ * @throws {AuditStoreError}; RangeError for a bad name.
+ */
+export async function labelClientInStore(target: string, label: { client: string; name: string; contact: string | null; now?: number }): Promise<ClientLabel> {
+  if (!isPostgresUrl(target)) return setClientLabel(target, label);
+  const problem = labelNameProblem(label.name);
+  if (problem) throw new RangeError(`Expected a label name of 1–${MAX_LABEL_NAME} printable characters; the name ${problem}`);
+  const row: ClientLabel = { client: label.client, name: label.name.trim(), contact: label.contact, updated_at: label.now ?? Date.now() };
+  const { setPgClientLabel } = await import('./pg/maintenance.js');
+  await setPgClientLabel(target, row);
+  return row;
+}
+
+/** `clients unlabel` on either store; true when there was a label. @throws {AuditStoreError} */
+export async function unlabelClientInStore(target: string, client: string): Promise<boolean> {
+  if (!isPostgresUrl(target)) return removeClientLabel(target, client);
+  const { removePgClientLabel } = await import('./pg/maintenance.js');
+  return removePgClientLabel(target, client);
+}
+
+/** `prune --dry-run` on either store (`previewPrune` on SQLite; on PostgreSQL the same counts through its reader). @throws {AuditStoreError}; RangeError for a bad age. */
+export async function previewPruneInStore(target: string, olderThanMs: number, now: number = Date.now()): Promise<PrunePreview> {
+  if (!isPostgresUrl(target)) return previewPrune(target, olderThanMs, now);
+  if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new RangeError(`Expected olderThanMs to be a number of milliseconds ≥ 0, got ${String(olderThanMs)}`);
+  }
+  const cutoff = now - olderThanMs;
+  const db = await openStoreReader(target);
+  try {
+    const e = await db.get<{ n: number; lo: number | null; hi: number | null }>(
+      'SELECT count(*) AS n, min(occurred_at) AS lo, max(occurred_at) AS hi FROM error_events WHERE occurred_at < ?',
+      [cutoff],
+    );
+    const count = async (sql: string): Promise<number> => (await db.get<{ n: number }>(sql, [cutoff]))?.n ?? 0;
+    return {
+      cutoff,
+      errorEvents: e?.n ?? 0,
+      traffic: await count('SELECT count(*) AS n FROM traffic WHERE minute < ?'),
+      gaps: await count('SELECT count(*) AS n FROM audit_gaps WHERE ended_at < ?'),
+      oldestError: e?.lo ?? null,
+      newestError: e?.hi ?? null,
+      keptErrors: await count('SELECT count(*) AS n FROM error_events WHERE occurred_at >= ?'),
+    };
+  } finally {
+    await db.close();
+  }
 }

@@ -7,7 +7,17 @@ export { ERROR_EVENT_COLUMNS, SCHEMA_VERSION } from '../audit/schema.js';
 export { AuditStoreError, PseudonymKeyError } from '../audit/errors.js';
 export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from '../audit/errors.js';
 export { UPGRADE_HINT, openAuditReader } from '../audit/reader.js';
-export { forgetInStore, inspectPostgresStore, migrateAuditStore, openStoreReader, pruneStore, truncatePostgresStore } from '../audit/store.js';
+export {
+  forgetInStore,
+  inspectPostgresStore,
+  labelClientInStore,
+  migrateAuditStore,
+  openStoreReader,
+  previewPruneInStore,
+  pruneStore,
+  truncatePostgresStore,
+  unlabelClientInStore,
+} from '../audit/store.js';
 export type { PgStoreInspection } from '../audit/pg/maintenance.js';
 export type { AuditReader, AuditDialect, SqlValue } from '../audit/store.js';
 export { inspectStore, migrateStore } from '../audit/inspect.js';

@@ -141,9 +141,9 @@ export function App(props: AppProps) {
 
   const lastPage = useRef<ErrorPage>(EMPTY_PAGE);
   const errLayout = errorsLayout(bodyHeight);
-  const { page, histogram, queryError } = useAsync<{ page: ErrorPage; histogram: readonly HistogramBucket[]; queryError: string | null }>(
+  const { page, histogram, queryError, forTop } = useAsync<{ page: ErrorPage; histogram: readonly HistogramBucket[]; queryError: string | null; forTop: number }>(
     async () => {
-      if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
+      if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null, forTop: errTop };
       try {
         const started = performance.now();
         let p = await source.search(query, resolved, errLayout.rows, errTop, sort);
@@ -153,14 +153,14 @@ export function App(props: AppProps) {
         const h = errLayout.chart > 0 ? await source.histogram(query, resolved) : [];
         queryCost.current = performance.now() - started;
         lastPage.current = p;
-        return { page: p, histogram: h, queryError: null };
+        return { page: p, histogram: h, queryError: null, forTop: errTop };
       } catch (err) {
-        return { page: lastPage.current, histogram: [], queryError: (err as Error).message };
+        return { page: lastPage.current, histogram: [], queryError: (err as Error).message, forTop: errTop };
       }
     },
     // refresh.tick re-reads the store.
     [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, sort, refresh.tick],
-    { page: EMPTY_PAGE, histogram: [], queryError: null },
+    { page: EMPTY_PAGE, histogram: [], queryError: null, forTop: 0 },
   );
   // The code column only grows while the filter, window and order stay: it does not jump as the operator scrolls.
   const listKey = `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`;
@@ -215,7 +215,8 @@ export function App(props: AppProps) {
   const gaps = useAsync<GapSummary>(() => source.gaps(resolved), [source, resolved], NO_GAPS);
 
   useFollowSelection(page, errCursorState, view === 'errors', setErrCursor, setErrTop);
-  useClampSelection(page, errCursorState, errTop, view === 'errors', setErrCursor, setErrTop);
+  // Only a page read for the rows now asked for: one still loading for an earlier `top` would pull the operator back.
+  useClampSelection(page, errCursorState, errTop, view === 'errors' && forTop === errTop, setErrCursor, setErrTop);
   // The frame already shows the clamped cursor; the effect above makes it the state.
   const errCursor = view === 'errors' ? clampedSelection(page, errCursorState).cursor : errCursorState;
 

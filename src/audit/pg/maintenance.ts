@@ -197,3 +197,23 @@ export async function truncatePgStore(url: string): Promise<boolean> {
     return true;
   });
 }
+
+/** Stores (or replaces) a client label in the PostgreSQL store (as `setClientLabel`). @throws {AuditStoreError} */
+export async function setPgClientLabel(url: string, row: { client: string; name: string; contact: string | null; updated_at: number }): Promise<void> {
+  await withClient(url, async (client, label) => {
+    await requireVersion(client, label);
+    await client.query(
+      `INSERT INTO client_labels (client, name, contact, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (client) DO UPDATE SET name = excluded.name, contact = excluded.contact, updated_at = excluded.updated_at`,
+      [row.client, row.name, row.contact, row.updated_at],
+    );
+  });
+}
+
+/** Deletes a client label from the PostgreSQL store; true when there was one. @throws {AuditStoreError} */
+export async function removePgClientLabel(url: string, clientId: string): Promise<boolean> {
+  return withClient(url, async (client, label) => {
+    await requireVersion(client, label);
+    return ((await client.query('DELETE FROM client_labels WHERE client = $1', [clientId])).rowCount ?? 0) > 0;
+  });
+}

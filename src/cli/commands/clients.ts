@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
 import { formatUtc, listClients, resolveClient, type ClientRef } from '../../triage/index.js';
-import { labelNameProblem, removeClientLabel, setClientLabel } from '../../triage/store.js';
+import { labelClientInStore, labelNameProblem, unlabelClientInStore } from '../../triage/store.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 import { percent, table } from '../format.js';
 
@@ -83,7 +83,7 @@ export const clientsCommand: CommandModule = {
         ctx.close(); // the label is written on a read-write connection of its own
         let label;
         try {
-          label = setClientLabel(path, { client, name, contact, now: ctx.now() });
+          label = await labelClientInStore(path, { client, name, contact, now: ctx.now() });
         } catch (error) {
           throw toCliError(error);
         }
@@ -101,7 +101,7 @@ export const clientsCommand: CommandModule = {
         ctx.close();
         let removed: boolean;
         try {
-          removed = removeClientLabel(path, client);
+          removed = await unlabelClientInStore(path, client);
         } catch (error) {
           throw toCliError(error);
         }
