@@ -72,7 +72,7 @@ describe('runTui', () => {
     await expect(done).resolves.toBe(0);
   });
 
-  it('draws the same Errors view from a PostgreSQL store, with no password on screen', async () => {
+  it('draws the same Issues view from a PostgreSQL store, with no password on screen', async () => {
     const store = await createTestStore('postgres');
     try {
       await store.copyFrom(db);
@@ -81,8 +81,8 @@ describe('runTui', () => {
       const out = new TtyOut();
       const input = new TtyIn();
       const done = runTui({ dbPath: u.toString(), stdin: input as never, stdout: out as never, stderr: sink(), env: {}, refreshMs: 0 });
-      for (let t = 0; t < 20_000 && !/rows 1–\d+ of 151/.test(out.text); t += 20) await new Promise((r) => setTimeout(r, 20));
-      expect(out.text).toMatch(/rows 1–\d+ of 151/);
+      for (let t = 0; t < 20_000 && !/issues 1–4 of 4/.test(out.text); t += 20) await new Promise((r) => setTimeout(r, 20));
+      expect(out.text).toMatch(/issues 1–4 of 4/);
       expect(out.text).not.toContain('tui-s3cret');
       input.type('q');
       await expect(done).resolves.toBe(0);
