@@ -28,7 +28,7 @@ export interface TriageSourceOptions {
   readonly pseudonymizer?: QueryPseudonymizer | null;
   /** From address of `.eml` drafts. @default DEFAULT_MAIL.from */
   readonly from?: string;
-  /** To address(es) of `.eml` drafts. @default DEFAULT_MAIL.to */
+  /** To address(es) of `.eml` drafts. @default the draft's partner contact, else DEFAULT_MAIL.to */
   readonly to?: string | string[];
   /**
    * Trace-link template with `{trace_id}` (`AAP_TRIAGE_TRACE_URL`), already checked with
@@ -77,7 +77,7 @@ function asQueryError(err: unknown): never {
 export function createTriageSource(db: Db, options: TriageSourceOptions = {}): TuiSource {
   const pseudonymizer = options.pseudonymizer ?? null;
   const traceUrl = options.traceUrl ?? null;
-  const mail = { from: options.from ?? DEFAULT_MAIL.from, to: options.to ?? DEFAULT_MAIL.to };
+  const mail = { from: options.from ?? DEFAULT_MAIL.from, to: options.to ?? null };
   const storms = stormParts(db);
   return {
     checkQuery(query) {
@@ -192,7 +192,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             : { kind: 'query', query: target.query, window };
       try {
         const d = await draftIncident(db, source, { now, pseudonymizer, traceUrl });
-        return d ? { subject: d.subject, text: d.text, markdown: d.markdown } : null;
+        return d ? { subject: d.subject, text: d.text, markdown: d.markdown, recipient: d.facts.recipient } : null;
       } catch (err) {
         return asQueryError(err);
       }
@@ -200,7 +200,9 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
     async eml(doc, now) {
       // Loaded on first use: nodemailer is not needed for the first frame.
       const { buildIncidentEml } = await import('../incident/eml.js');
-      const bytes = await buildIncidentEml(doc, { from: mail.from, to: mail.to, date: new Date(now) });
+      // As the CLI: given addresses, else the partner contact of the storm's label, else the placeholder.
+      const to = mail.to ?? doc.recipient ?? DEFAULT_MAIL.to;
+      const bytes = await buildIncidentEml(doc, { from: mail.from, to, date: new Date(now) });
       return bytes.toString('utf8');
     },
     ...storms,

@@ -140,6 +140,8 @@ export interface DraftDoc {
   /** Plain text, starting with a `Subject:` line. */
   readonly text: string;
   readonly markdown: string;
+  /** The partner contact a storm's draft is addressed to (its client's label), or null. */
+  readonly recipient?: string | null;
 }
 
 /** Output formats of a draft (DESIGN §7). */

@@ -305,6 +305,16 @@ describe('drafts', () => {
     expect(r.out).toBe('');
   });
 
+  it.each([
+    ['no {trace_id}', 'https://tempo.example.com/trace/', /must contain \{trace_id\}/],
+    ['not http(s)', 'javascript:alert({trace_id})', /must be an http\(s\) URL/],
+  ])('refuses an AAP_TRIAGE_TRACE_URL with %s in one line and exit 2', async (_what, url, pattern) => {
+    const r = await draft(['--query', `client:${BUYER}`], { AAP_TRIAGE_TRACE_URL: url });
+    expect(r.code).toBe(2);
+    expectOneLineError(r.err, pattern);
+    expect(r.out).toBe('');
+  });
+
   it('addresses a storm draft to the partner contact of its label; --to repeats for more recipients', async () => {
     await run(['clients', 'label', STORM_CLIENT, 'Acme Motors', '--contact', 'oncall@acme.example.com']);
     const storms = JSON.parse((await run(['storms', '--json', '--since', '2h'])).out) as { id: string; client: string }[];

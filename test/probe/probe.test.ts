@@ -23,9 +23,11 @@ describe('probe against the demo dealers', () => {
   const triages: { shutdown(): Promise<void> }[] = [];
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'aap-probe-'));
-    const common = { auditDb: join(dir, 'audit.db'), logger: false as const, pseudonymizer: { keyId: 'k1', pseudonym: (s: string) => s } } as never;
-    const aap = createTriage({ ...(common as object), serviceName: 'probe-aap', requiredExtensionUri: AAP_EXTENSION_URI, aapForm: '2.0' } as never);
-    const dmc = createTriage({ ...(common as object), serviceName: 'probe-dmc12' } as never);
+    const common = { logger: false as const, pseudonymizer: { keyId: 'k1', pseudonym: (s: string) => s } } as never;
+    // One audit file each: two writers creating one fresh file at the same instant can get
+    // SQLITE_BUSY on open under load, which the audit logger prints (not what this file tests).
+    const aap = createTriage({ ...(common as object), auditDb: join(dir, 'aap.db'), serviceName: 'probe-aap', requiredExtensionUri: AAP_EXTENSION_URI, aapForm: '2.0' } as never);
+    const dmc = createTriage({ ...(common as object), auditDb: join(dir, 'dmc12.db'), serviceName: 'probe-dmc12' } as never);
     triages.push(aap, dmc);
     dealers = await startDealers({ personas: roster, seed: 12, aapMiddleware: aap.middleware(), wrapDmc12: (l) => dmc.wrap(l) });
   });

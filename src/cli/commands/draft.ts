@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { buildIncidentEml, draftIncident, parseStormId, type DraftSource } from '../../triage/index.js';
+import { TRACE_URL_ENV, buildIncidentEml, draftIncident, parseStormId, traceUrlProblem, type DraftSource } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
 import { writeOutFile } from '../write-out.js';
@@ -72,14 +72,16 @@ export const draftCommand: CommandModule = {
           if (bad !== undefined) throw new CliError(`'${bad}' is not an error id`, 'error ids look like err_ followed by 32 hex digits', EXIT.USAGE);
           source = { kind: 'errors', ids };
         }
-        const traceUrl = ctx.io.env['AAP_TRIAGE_TRACE_URL'] || undefined;
-        const draft = (await draftIncident((await ctx.openDb(cmd)), source, {
+        const traceUrl = ctx.io.env[TRACE_URL_ENV] || undefined;
+        const traceProblem = traceUrl ? traceUrlProblem(traceUrl) : null;
+        if (traceProblem) throw new CliError(traceProblem, null, EXIT.USAGE);
+        const draft = await draftIncident(await ctx.openDb(cmd), source, {
           now: ctx.now(),
           pseudonymizer,
           nextUpdateMinutes: nextUpdate,
           ...(extensionUri ? { extensionUri } : {}),
           ...(traceUrl ? { traceUrl } : {}),
-        }));
+        });
         if (!draft) {
           ctx.note(
             source.kind === 'storm'

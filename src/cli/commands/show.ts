@@ -41,7 +41,9 @@ export const showCommand: CommandModule = {
         if (info) lines.push(`Spec:              ${info.specSection}`);
         lines.push('', `Same trace (${detail.sameTrace.length})`);
         if (detail.sameTrace.length) lines.push(errorTable(detail.sameTrace, labels));
-        lines.push('', `Same fingerprint (${detail.sameFingerprint.length})`);
+        const shown = detail.sameFingerprint.length;
+        const minutes = Math.round(detail.fingerprintWindowMs / 60_000);
+        lines.push('', `Same fingerprint: ${detail.sameFingerprintCount} within ±${minutes}m${shown < detail.sameFingerprintCount ? `, the ${shown} nearest shown` : ''}`);
         if (detail.sameFingerprint.length) lines.push(errorTable(detail.sameFingerprint, labels));
         ctx.out(lines.join('\n'));
       });
