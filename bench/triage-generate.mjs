@@ -5,17 +5,18 @@
 // Run by hand:  npm run build && node bench/triage-generate.mjs [rows] [path]
 // Default: 10,000,000 rows into bench/results/triage-10m.db (reused when it exists and is complete).
 //
-// Speed: the schema is created by MIGRATIONS, then its indexes and triggers are dropped, rows go
-// in with prepared statements, one transaction per 100k rows, journal off; after the load the
-// indexes are rebuilt (a sort is much faster than 10 M random B-tree inserts), `issue_hours` is
-// filled in one GROUP BY (ISSUE_HOURS_REBUILD_SQL: what the insert trigger would have written)
-// and the triggers are put back. Every row carries its issue key, computed by the store's own
-// `issueKey`. Deterministic: a seeded PRNG, a fixed end time.
+// Speed: the schema is created by MIGRATIONS, then its indexes are dropped, rows go in with
+// prepared statements, one transaction per 100k rows, journal off; after the load the indexes
+// are rebuilt (a sort is much faster than 10 M random B-tree inserts) and `issue_hours` is
+// filled in one GROUP BY (`rebuildIssueHours`: what the writer's per-batch upserts add up to).
+// Every row carries its issue key, computed by the store's own `issueKey`. Deterministic: a
+// seeded PRNG, a fixed end time.
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ISSUE_HOURS_REBUILD_SQL, MIGRATIONS } from '../dist/audit/schema.js';
+import { MIGRATIONS } from '../dist/audit/schema.js';
+import { rebuildIssueHours } from '../dist/audit/issue-hours.js';
 import { issueKey } from '../dist/audit/issue-key.js';
 
 export const BENCH_END = Date.UTC(2026, 10, 29, 0, 0, 0); // fixed "now" of the data set, epoch ms
@@ -129,10 +130,9 @@ export function ensureBenchDb(path, rows = 10_000_000, log = console.log) {
   db.pragma('cache_size = -2000000');
   db.pragma('temp_store = MEMORY');
   for (const m of MIGRATIONS) db.exec(m);
-  const deferred = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL").all();
-  for (const d of deferred) db.exec(`DROP ${d.type.toUpperCase()} ${d.name}`);
-  const indexes = deferred.filter((d) => d.type === 'index').map((d) => d.sql);
-  const triggers = deferred.filter((d) => d.type === 'trigger').map((d) => d.sql);
+  const deferred = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all();
+  for (const d of deferred) db.exec(`DROP INDEX ${d.name}`);
+  const indexes = deferred.map((d) => d.sql);
   db.exec('CREATE TABLE bench_meta (key TEXT PRIMARY KEY, value TEXT)');
   const keys = new Map();
   const keyOf = (service, protocol, rpc_method, skill, code, violations) => {
@@ -261,8 +261,7 @@ export function ensureBenchDb(path, rows = 10_000_000, log = console.log) {
   db.transaction(flushTraffic)();
   log(`  rows in, building ${indexes.length} indexes and the issue summary…`);
   for (const s of indexes) db.exec(s);
-  db.exec(ISSUE_HOURS_REBUILD_SQL);
-  for (const s of triggers) db.exec(s);
+  rebuildIssueHours(db);
   db.pragma(`user_version = ${MIGRATIONS.length}`);
   db.prepare("INSERT INTO bench_meta (key, value) VALUES ('rows', ?), ('end', ?)").run(String(rows), String(BENCH_END));
   db.close();

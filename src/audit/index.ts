@@ -2,7 +2,7 @@
  * The PII-free audit store (DESIGN §5): batched SQLite writer, read-only reader, keyed
  * pseudonyms, sanitisers, retention and erasure. Re-exports only.
  */
-export { ERROR_EVENT_COLUMNS, ISSUE_HOUR_MS, ISSUE_HOURS_REBUILD_SQL, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
+export { ERROR_EVENT_COLUMNS, ISSUE_HOUR_MS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS, SCHEMA_VERSION, TRAFFIC_COLUMNS, migrate } from './schema.js';
 export type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 export { openAuditSink } from './writer.js';
 export { openFailedSink } from './failed-sink.js';
@@ -38,3 +38,4 @@ export { ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX, issueKey, issueKeyText, isIssue
 export type { IssueKeyFields } from './issue-key.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from './labels.js';
 export type { ClientLabel } from './labels.js';
+export { rebuildIssueHours, rebuildIssueHoursAt } from './issue-hours.js';

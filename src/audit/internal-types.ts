@@ -10,6 +10,8 @@ export interface WorkerInit {
   idleCheckpointMs: number;
   migrations: readonly string[];
   errorColumns: readonly string[];
+  /** ISSUE_HOURS_UPSERT_SQL (schema.ts): the batch's issue_hours upsert. */
+  issueHoursUpsert: string;
   /** Int32Array[0] = last processed batch seq, [1] = 1 once closed (for synchronous waits at exit). */
   signal: SharedArrayBuffer;
 }

@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { issueKey } from './issue-key.js';
-import { ISSUE_HOURS_REBUILD_SQL } from './schema.js';
+import { rebuildIssueHours } from './issue-hours.js';
 
 /** Rows keyed per transaction: live writers wait at most one chunk. */
 const CHUNK = 5_000;
@@ -33,7 +33,7 @@ const jsonArray = <T>(text: string): T[] => {
 /**
  * Sets `issue_key` on every row that has none, in chunks (each its own `BEGIN IMMEDIATE`
  * transaction, walking the primary key), then rebuilds `issue_hours` from the rows in one
- * transaction (an UPDATE fires no insert trigger). Returns the rows keyed; 0 (and no rebuild)
+ * transaction. Returns the rows keyed; 0 (and no rebuild)
  * when every row had a key. Throws the SQLite error.
  */
 export function backfillIssueKeys(db: BetterSqlite3.Database): number {
@@ -68,6 +68,6 @@ export function backfillIssueKeys(db: BetterSqlite3.Database): number {
     if (last === null || n < CHUNK) break;
     after = last;
   }
-  if (total > 0) db.transaction(() => db.exec(ISSUE_HOURS_REBUILD_SQL)).immediate();
+  if (total > 0) db.transaction(() => rebuildIssueHours(db)).immediate();
   return total;
 }

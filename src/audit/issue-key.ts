@@ -2,7 +2,7 @@
  * The issue group key (issue #17 "Issues"): errors that are "the same problem" share one key,
  * the way Sentry groups events into issues. Stored per row in `error_events.issue_key` (written
  * by `eventToRow`, so every store and every writer computes it the same way) and summed per hour
- * in `issue_hours` by the schema's triggers (src/audit/schema.ts, migration 3).
+ * in `issue_hours` by the writer, per batch (src/audit/schema.ts, migration 3).
  *
  * The key is the first {@link ISSUE_KEY_LENGTH} hex digits of SHA-256 over this text (version 1,
  * fields joined by `\n`; never change it — add `issue-v2` instead, since stored keys would split):

@@ -6,7 +6,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { AuditStoreError } from './errors.js';
 import type { Pseudonymizer } from './pseudonym.js';
+import { rebuildIssueHoursAt } from './issue-hours.js';
 import { openAuditMaintenance, openReadOnly } from './reader.js';
+import { ISSUE_HOUR_MS } from './schema.js';
 
 /** Default retention: 90 days, in ms. */
 export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
@@ -20,6 +22,7 @@ export interface PruneResult {
   gaps: number;
 }
 
+/** Runs a chunked DELETE (its last parameter the chunk size) until it deletes fewer than CHUNK rows. */
 function deleteInChunks(db: BetterSqlite3.Database, sql: string, ...params: unknown[]): number {
   const statement = db.prepare(sql);
   const chunk = db.transaction(() => statement.run(...params, CHUNK).changes);
@@ -55,12 +58,18 @@ export function pruneOlderThan(path: string, olderThanMs: number, now: number = 
   const cutoff = now - olderThanMs;
   const db = openAuditMaintenance(path);
   try {
+    const errorEvents = deleteInChunks(
+      db,
+      'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE occurred_at < ? LIMIT ?)',
+      cutoff,
+    );
+    // issue_hours: whole hours before the cutoff go; the cutoff's own hour is counted anew.
+    db.transaction(() => {
+      db.prepare('DELETE FROM issue_hours WHERE hour < ?').run(cutoff - (cutoff % ISSUE_HOUR_MS));
+      rebuildIssueHoursAt(db, [cutoff - (cutoff % ISSUE_HOUR_MS)]);
+    }).immediate();
     return {
-      errorEvents: deleteInChunks(
-        db,
-        'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE occurred_at < ? LIMIT ?)',
-        cutoff,
-      ),
+      errorEvents,
       traffic: deleteInChunks(
         db,
         'DELETE FROM traffic WHERE (minute, service, skill, client) IN (SELECT minute, service, skill, client FROM traffic WHERE minute < ? LIMIT ?)',
@@ -147,12 +156,19 @@ export function forgetSubject(path: string, pseudonymizer: Pseudonymizer, emailO
   const db = openAuditMaintenance(path);
   try {
     // A request that held an email and a phone keeps both pseudonyms (subject, subject_alt).
+    const hours = (
+      db.prepare(`SELECT DISTINCT occurred_at - occurred_at % ${ISSUE_HOUR_MS} AS h FROM error_events WHERE subject = ? OR subject_alt = ?`).all(subject, subject) as {
+        h: number;
+      }[]
+    ).map((r) => r.h);
     const deleted = deleteInChunks(
       db,
       'DELETE FROM error_events WHERE error_id IN (SELECT error_id FROM error_events WHERE subject = ? OR subject_alt = ? LIMIT ?)',
       subject,
       subject,
     );
+    // The issue counts of the hours those rows were in, from what is left.
+    if (deleted > 0) db.transaction(() => rebuildIssueHoursAt(db, hours)).immediate();
     const others = db
       .prepare(
         'SELECT key_id, count(*) AS n FROM error_events WHERE (subject IS NOT NULL OR subject_alt IS NOT NULL) AND (key_id IS NULL OR key_id <> ?) GROUP BY key_id ORDER BY key_id',

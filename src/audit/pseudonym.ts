@@ -10,7 +10,9 @@ import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { chmodSync, closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { createRequire } from 'node:module';
+import type * as PhoneModule from 'libphonenumber-js';
+import type { CountryCode } from 'libphonenumber-js';
 import { PseudonymKeyError } from './errors.js';
 import type { AuditLogger } from './logger.js';
 import { defaultLogger } from './logger.js';
@@ -67,6 +69,16 @@ export interface PseudonymizerOptions {
 /** Region phones without a country code are read in when none is configured (`AAP_TRIAGE_PHONE_REGION`). */
 export const DEFAULT_PHONE_REGION = 'US';
 
+let phoneLib: typeof PhoneModule | undefined;
+/**
+ * libphonenumber-js, `require`d (its CommonJS build, synchronous) on first use: its ES build is
+ * 112 modules, which `import('aap-triage')` would otherwise load in every host (issue 13).
+ */
+function phone(): typeof PhoneModule {
+  phoneLib ??= createRequire(import.meta.url)('libphonenumber-js') as typeof PhoneModule;
+  return phoneLib;
+}
+
 /**
  * The phone region from `value` (ISO 3166-1 alpha-2, e.g. `GB`, case-insensitive), or
  * {@link DEFAULT_PHONE_REGION} when empty. Throws a RangeError naming the value for a region
@@ -75,7 +87,7 @@ export const DEFAULT_PHONE_REGION = 'US';
 export function resolvePhoneRegion(value: string | undefined): string {
   const region = (value ?? '').trim().toUpperCase();
   if (region === '') return DEFAULT_PHONE_REGION;
-  if (!/^[A-Z]{2}$/.test(region) || !isSupportedCountry(region)) {
+  if (!/^[A-Z]{2}$/.test(region) || !phone().isSupportedCountry(region)) {
     throw new RangeError(`Expected AAP_TRIAGE_PHONE_REGION / phoneRegion to be a two-letter country code such as GB or US, got ${JSON.stringify(value)}`);
   }
   return region;
@@ -99,7 +111,7 @@ export function normalizeSubject(value: string, region: string = DEFAULT_PHONE_R
   const digits = text.replace(/\D/g, '');
   if (digits === '') return null;
   try {
-    const parsed = parsePhoneNumberFromString(text, region as CountryCode);
+    const parsed = phone().parsePhoneNumberFromString(text, region as CountryCode);
     if (parsed?.isPossible()) return parsed.number;
   } catch {
     // not a phone libphonenumber-js can read: the fallback below

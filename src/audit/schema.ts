@@ -123,7 +123,7 @@ export const MIGRATIONS: readonly string[] = [
   // - `issue_hours`: per hour × issue × client, the errors, retryable / terminal counts and the
   //   first and last time, kept by the two triggers below for every writer (and `prune` /
   //   `forget`), so `listIssues` reads ~10⁴ summary rows for 24 h instead of ~10⁵–10⁶ errors.
-  //   `client` is '' for calls without a credential.
+  //   `client` is '' for calls without a credential. (Replaced by migration 4: no triggers.)
   // - `subject_alt`: the second subject pseudonym when a request held both an email (in
   //   `subject`) and a phone, so erasure by either finds the row.
   // - `client_labels`: an operator's name and support contact for a client pseudonym. Business
@@ -175,23 +175,68 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 4: issue_hours becomes one row per hour × issue with its clients as ids (issue #17).
+  // Migration 3 kept a row per hour × issue × client through triggers; measured on the 10 M-row
+  // benchmark store that barely compressed (6 M summary rows for 10 M errors: 24 h of issues
+  // took ~750 ms), and any AFTER INSERT trigger on error_events (even `SELECT 1`) costs ~80 µs a
+  // row here, more than the insert. Now the writer adds each batch (ISSUE_HOURS_UPSERT_SQL) and
+  // `prune` / `forget` rebuild the hours they touch (src/audit/issue-hours.ts). This migration
+  // rebuilds the summary from the rows (the same statements as `rebuildIssueHours`).
+  // - `issue_hours`: per hour × issue, the errors, retryable / terminal counts, the first and
+  //   last time, and the hour's clients as distinct ids of `issue_client_ids`, comma-separated.
+  // - `issue_client_ids`: a small integer per client pseudonym, for those lists. A call without
+  //   a credential has none (it is not a client affected).
+  `
+  DROP TRIGGER IF EXISTS error_events_issue_hours_insert;
+  DROP TRIGGER IF EXISTS error_events_issue_hours_delete;
+  DROP TABLE issue_hours;
+
+  CREATE TABLE issue_hours (
+    hour      INTEGER NOT NULL,
+    issue_key TEXT NOT NULL,
+    errors    INTEGER NOT NULL,
+    retryable INTEGER NOT NULL,
+    terminal  INTEGER NOT NULL,
+    first_at  INTEGER NOT NULL,
+    last_at   INTEGER NOT NULL,
+    clients   TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (hour, issue_key)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE issue_client_ids (
+    id     INTEGER PRIMARY KEY,
+    client TEXT NOT NULL UNIQUE
+  );
+
+  INSERT OR IGNORE INTO issue_client_ids (client)
+    SELECT DISTINCT client FROM error_events WHERE issue_key IS NOT NULL AND client IS NOT NULL AND client <> '';
+  INSERT INTO issue_hours (hour, issue_key, errors, retryable, terminal, first_at, last_at, clients)
+    SELECT e.occurred_at - e.occurred_at % 3600000, e.issue_key, count(*), sum(e.retryable IS 1), sum(e.retryable IS 0),
+           min(e.occurred_at), max(e.occurred_at), IFNULL(group_concat(DISTINCT c.id), '')
+      FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
+     WHERE e.issue_key IS NOT NULL
+     GROUP BY 1, 2;
+  `,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */
 export const ISSUE_HOUR_MS = 3_600_000;
 
 /**
- * Rebuilds `issue_hours` from `error_events` in one statement (what the insert trigger would
- * have produced). For bulk loads that drop the triggers first (bench/triage-generate.mjs).
+ * Adds one (hour, issue) aggregate of a batch to `issue_hours`; parameters in column order:
+ * hour, issue_key, errors, retryable, terminal, first_at, last_at, clients — `clients` already
+ * merged with the stored list (the writer reads it first, in the same transaction). The writer
+ * runs it once per distinct (hour, issue) of each batch.
  */
-export const ISSUE_HOURS_REBUILD_SQL = `
-  DELETE FROM issue_hours;
-  INSERT INTO issue_hours (hour, issue_key, client, errors, retryable, terminal, first_at, last_at)
-  SELECT occurred_at - occurred_at % 3600000, issue_key, IFNULL(client, ''), count(*),
-         sum(retryable IS 1), sum(retryable IS 0), min(occurred_at), max(occurred_at)
-    FROM error_events WHERE issue_key IS NOT NULL
-   GROUP BY 1, 2, 3;
-`;
+export const ISSUE_HOURS_UPSERT_SQL = `INSERT INTO issue_hours (hour, issue_key, errors, retryable, terminal, first_at, last_at, clients)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (hour, issue_key) DO UPDATE SET
+    errors = errors + excluded.errors,
+    retryable = retryable + excluded.retryable,
+    terminal = terminal + excluded.terminal,
+    first_at = min(first_at, excluded.first_at),
+    last_at = max(last_at, excluded.last_at),
+    clients = excluded.clients`;
 
 /** Schema version a fully migrated database reports in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,19 +6,19 @@
  * `writerWorkerMain.toString()`, the same type-checked code runs from `dist/` and under vitest
  * with no build step and no stale copy. The price: this function (and `applyMigrations`, passed
  * in) must not use imports or any binding from outside its own body; it reaches Node and
- * better-sqlite3 through `require`, which an eval worker has.
+ * better-sqlite3 through the `require` of the eval worker, passed in as `load`: a free `require`
+ * call would be rewritten by the library bundle (scripts/bundle-lib.mjs) into a helper that
+ * does not exist in the worker.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BatchMessage, FromWorker, ToWorker, WorkerInit } from './internal-types.js';
 
 type Migrate = (db: BetterSqlite3.Database, migrations: readonly string[]) => number;
 
-export function writerWorkerMain(migrate: Migrate): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
-  const fs = require('node:fs') as typeof import('node:fs');
-  const pathModule = require('node:path') as typeof import('node:path');
-  /* eslint-enable @typescript-eslint/no-require-imports */
+export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
+  const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');
+  const fs = load('node:fs') as typeof import('node:fs');
+  const pathModule = load('node:path') as typeof import('node:path');
   if (!parentPort) return;
   const port = parentPort;
   const init = workerData as WorkerInit;
@@ -69,9 +69,54 @@ export function writerWorkerMain(migrate: Migrate): void {
          retries = retries + excluded.retries`,
     );
     const insertGap = handle.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)');
+    // issue_hours (issue #17): the batch's rows added up per (hour, issue), one upsert each,
+    // with the hour's client ids merged into the stored list; only rows actually inserted count
+    // (a duplicate error_id is skipped). Client ids are cached for this connection only.
+    const upsertHour = handle.prepare(init.issueHoursUpsert);
+    const storedClients = handle.prepare('SELECT clients FROM issue_hours WHERE hour = ? AND issue_key = ?').pluck();
+    const addClientId = handle.prepare('INSERT INTO issue_client_ids (client) VALUES (?) ON CONFLICT (client) DO NOTHING');
+    const clientId = handle.prepare('SELECT id FROM issue_client_ids WHERE client = ?').pluck();
+    const clientIds = new Map<string, number>();
+    const idOf = (client: string): number => {
+      let id = clientIds.get(client);
+      if (id === undefined) {
+        addClientId.run(client);
+        id = clientId.get(client) as number;
+        if (clientIds.size > 100_000) clientIds.clear();
+        clientIds.set(client, id);
+      }
+      return id;
+    };
+    const at = columns.indexOf('occurred_at');
+    const keyAt = columns.indexOf('issue_key');
+    const clientAt = columns.indexOf('client');
+    const retryableAt = columns.indexOf('retryable');
     const transaction = handle.transaction((batch: BatchMessage) => {
       let written = 0;
-      for (const row of batch.rows) written += insertEvent.run(row).changes;
+      const hours = new Map<string, { hour: number; key: string; n: number; r: number; f: number; lo: number; hi: number; ids: Set<number> }>();
+      for (const row of batch.rows) {
+        const changes = insertEvent.run(row).changes;
+        written += changes;
+        const key = row[keyAt];
+        if (changes === 0 || typeof key !== 'string') continue;
+        const t = row[at] as number;
+        const hour = t - (t % 3_600_000);
+        const id = `${hour}\u0000${key}`;
+        let h = hours.get(id);
+        if (!h) hours.set(id, (h = { hour, key, n: 0, r: 0, f: 0, lo: t, hi: t, ids: new Set() }));
+        h.n += 1;
+        if (row[retryableAt] === 1) h.r += 1;
+        else if (row[retryableAt] === 0) h.f += 1;
+        if (t < h.lo) h.lo = t;
+        if (t > h.hi) h.hi = t;
+        const client = row[clientAt];
+        if (typeof client === 'string' && client !== '') h.ids.add(idOf(client));
+      }
+      for (const h of hours.values()) {
+        const stored = storedClients.get(h.hour, h.key) as string | undefined;
+        if (stored) for (const part of stored.split(',')) if (part !== '') h.ids.add(Number(part));
+        upsertHour.run(h.hour, h.key, h.n, h.r, h.f, h.lo, h.hi, [...h.ids].join(','));
+      }
       for (const row of batch.traffic) upsertTraffic.run(row);
       for (const row of batch.gaps) insertGap.run(row);
       return written;
@@ -112,8 +157,7 @@ export function writerWorkerMain(migrate: Migrate): void {
 
   open: {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      Driver = require(init.driverPath) as typeof BetterSqlite3;
+      Driver = load(init.driverPath) as typeof BetterSqlite3;
     } catch (error) {
       post({ type: 'failed', kind: 'native-module', code: errorCode(error), message: errorText(error) });
       break open;

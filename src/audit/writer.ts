@@ -14,7 +14,7 @@ import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
-import { ERROR_EVENT_COLUMNS, MIGRATIONS } from './schema.js';
+import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
 import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
 import { writerWorkerMain } from './writer-worker.js';
 
@@ -54,7 +54,9 @@ interface Gap {
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
-  return `'use strict';\n${applyMigrations.toString()}\n(${writerWorkerMain.toString()})(applyMigrations);\n`;
+  // Both functions inline as expressions (a bundler may rename their declarations), and
+  // `require` passed in (the library bundle rewrites free `require(…)` calls to its own shim).
+  return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {
@@ -108,6 +110,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       idleCheckpointMs: settings.idleCheckpointMs,
       migrations: MIGRATIONS,
       errorColumns: ERROR_EVENT_COLUMNS,
+      issueHoursUpsert: ISSUE_HOURS_UPSERT_SQL,
       signal: this.signal,
     };
     try {

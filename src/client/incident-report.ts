@@ -6,8 +6,12 @@
  * (src/incident). Codes, ids, numbers and times only: no request value and no message text of
  * the dealer's (which may echo one) ever enters it.
  */
-import { buildIncidentEml, renderDocumentText } from '../incident/index.js';
-import type { EmlOptions, IncidentDocument, TableColumn } from '../incident/index.js';
+// The modules, not the index: the index also re-exports the address parser (nodemailer), which
+// a buyer that only reads errors should not load (issue 13).
+import { renderDocumentText } from '../incident/document.js';
+import type { IncidentDocument, TableColumn } from '../incident/document.js';
+import { buildIncidentEml } from '../incident/eml.js';
+import type { EmlOptions } from '../incident/eml.js';
 import type { DealerAgentError } from './dealer-error.js';
 import type { AttemptRecord, StopReason } from './types.js';
 

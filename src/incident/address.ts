@@ -4,7 +4,18 @@
  * RFC 5322 address parser, the one the .eml builder uses, so what passes here is what the
  * message header will hold.
  */
-import addressparser from 'nodemailer/lib/addressparser';
+import { createRequire } from 'node:module';
+import type addressparserFn from 'nodemailer/lib/addressparser';
+
+let parser: typeof addressparserFn | undefined;
+/**
+ * nodemailer's parser, `require`d (synchronous) on first use: `aap-triage/client` reaches this
+ * module, and a buyer that never checks an address loads no mail module (issue 13).
+ */
+function addressparser(...args: Parameters<typeof addressparserFn>): ReturnType<typeof addressparserFn> {
+  parser ??= createRequire(import.meta.url)('nodemailer/lib/addressparser') as typeof addressparserFn;
+  return parser(...args);
+}
 
 /** Why {@link parseOneAddress} refused a value. */
 export class AddressError extends Error {

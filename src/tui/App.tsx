@@ -21,7 +21,7 @@ import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
 import { DetailView, detailLines } from './views/DetailView.js';
 import { DraftView, draftLines } from './views/DraftView.js';
-import { codeWidthFor, ErrorsView, errorsLayout } from './views/ErrorsView.js';
+import { clientWidthFor, codeWidthFor, ErrorsView, errorsLayout } from './views/ErrorsView.js';
 import { HelpView } from './views/HelpView.js';
 import { IssuesView, issuesLayout } from './views/IssuesView.js';
 import { StormsView, stormsLayout } from './views/StormsView.js';
@@ -157,7 +157,9 @@ export function App(props: AppProps) {
     // refresh.tick re-reads the store.
   }, [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, sort, refresh.tick]);
   // The code column only grows while the filter, window and order stay: it does not jump as the operator scrolls.
-  const codeWidth = useHighWater(codeWidthFor(page.rows), `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`);
+  const listKey = `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`;
+  const codeWidth = useHighWater(codeWidthFor(page.rows), listKey);
+  const clientWidth = useHighWater(clientWidthFor(page.rows), listKey);
 
   const lastIssues = useRef<IssuePage>(EMPTY_ISSUES);
   const { issuePage, issueError } = useMemo(() => {
@@ -635,6 +637,7 @@ export function App(props: AppProps) {
           scope={scope}
           showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
           codeWidth={codeWidth}
+          clientWidth={clientWidth}
           sort={sort}
           width={width}
           height={bodyHeight}

@@ -2,6 +2,9 @@ import type { ErrorEvent } from '../protocol/error-event.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { getError } from '../triage/detail.js';
 import { listIssues } from '../triage/issues.js';
+import { formatClient, type ClientLabels } from '../triage/clients.js';
+import { labelsOf } from './labels.js';
+
 import { draftIncident, type DraftSource } from '../triage/draft.js';
 import { parseQuery, QuerySyntaxError } from '../triage/query.js';
 import { describeGap, listGaps } from '../triage/stats.js';
@@ -37,9 +40,10 @@ export interface TriageSourceOptions {
 /** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
 export const DEFAULT_MAIL = { from: 'aap-triage <aap-triage@localhost>', to: 'partner-oncall@example.invalid' } as const;
 
-/** The Errors-table subset of an `ErrorEvent`. */
-export function toRowView(e: ErrorEvent): ErrorRowView {
+/** The Errors-table subset of an `ErrorEvent`; `labels` name the clients that have one. */
+export function toRowView(e: ErrorEvent, labels?: ClientLabels): ErrorRowView {
   return {
+    client_shown: formatClient(e.client, labels),
     error_id: e.error_id,
     occurred_at: e.occurred_at,
     code: e.code,
@@ -104,7 +108,8 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
     search(query, window, limit, offset, sort) {
       try {
         const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer, ...(sort ? { sort } : {}) });
-        return { rows: r.rows.map(toRowView), total: r.total, offset: r.offset };
+        const labels = labelsOf(db);
+        return { rows: r.rows.map((e) => toRowView(e, labels)), total: r.total, offset: r.offset };
       } catch (err) {
         return asQueryError(err);
       }
@@ -146,15 +151,21 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
     detail(errorId): ErrorDetailView | null {
       const d = getError(db, errorId);
       if (!d) return null;
+      const labels = labelsOf(db);
+      const row = (e: ErrorEvent) => toRowView(e, labels);
       const e = d.error as unknown as Record<string, unknown>;
       return {
-        fields: ERROR_EVENT_COLUMNS.map((c) => [c, display(c, e[c])] as const),
-        row: toRowView(d.error),
+        // The client's label, when it has one, beside the pseudonym.
+        fields: ERROR_EVENT_COLUMNS.map((c) => {
+          const label = c === 'client' && d.error.client ? labels.get(d.error.client) : undefined;
+          return [c, label ? `${display(c, e[c])} (${label.name})` : display(c, e[c])] as const;
+        }),
+        row: row(d.error),
         meaning: d.codeInfo?.meaning ?? null,
         clientAction: d.codeInfo?.clientAction ?? null,
         specSection: d.codeInfo?.specSection ?? null,
-        sameTrace: d.sameTrace.map(toRowView),
-        sameFingerprint: d.sameFingerprint.map(toRowView),
+        sameTrace: d.sameTrace.map(row),
+        sameFingerprint: d.sameFingerprint.map(row),
         sameFingerprintCount: d.sameFingerprintCount,
         fingerprintWindowMs: d.fingerprintWindowMs,
         traceUrl: traceLink(traceUrl, d.error.trace_id),

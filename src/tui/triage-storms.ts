@@ -2,15 +2,18 @@ import { findStorms, type StormEpisode } from '../triage/storms.js';
 import type { Db } from '../triage/rows.js';
 import type { TuiSource } from './source.js';
 import type { StormView } from './types.js';
-import { formatClock, shortPseudonym } from './utils/format.js';
+import { formatClient, type ClientLabels } from '../triage/clients.js';
+import { labelsOf } from './labels.js';
+import { formatClock } from './utils/format.js';
 
 /** The Storms-view model of an episode: retries per minute as the sparkline series. */
-export function toStormView(e: StormEpisode): StormView {
+export function toStormView(e: StormEpisode, labels?: ClientLabels): StormView {
   return {
     id: e.id,
     start: e.start,
     end: e.end,
     client: e.client,
+    client_shown: formatClient(e.client, labels),
     skills: e.skills,
     codes: e.codes.map((c) => c.code),
     requests: e.requests,
@@ -29,7 +32,8 @@ export function toStormView(e: StormEpisode): StormView {
 export function stormParts(db: Db): Pick<TuiSource, 'storms' | 'stormScope'> {
   return {
     storms(window) {
-      return findStorms(db, window).map(toStormView);
+      const labels = labelsOf(db);
+      return findStorms(db, window).map((e) => toStormView(e, labels));
     },
     stormScope(storm) {
       const terms: string[] = [];
@@ -40,7 +44,7 @@ export function stormParts(db: Db): Pick<TuiSource, 'storms' | 'stormScope'> {
       return {
         query: terms.join(' '),
         window: { since: new Date(storm.start).toISOString(), until: new Date(storm.end).toISOString() },
-        label: `storm ${shortPseudonym(storm.client)} ${formatClock(storm.start)}–${formatClock(storm.end)} UTC`,
+        label: `storm ${storm.client_shown} ${formatClock(storm.start)}–${formatClock(storm.end)} UTC`,
       };
     },
   };

@@ -16,6 +16,8 @@ export interface ErrorRowView {
   readonly protocol: string;
   /** Client pseudonym (full; the table shows a short prefix). */
   readonly client: string | null;
+  /** The client as every view shows it: its label's name and the pseudonym prefix (src/triage/clients.ts). */
+  readonly client_shown: string;
   readonly attempt: number;
   readonly retry_flags: readonly string[];
   readonly trace_id: string | null;
@@ -90,6 +92,8 @@ export interface StormView {
   /** Epoch milliseconds (end of the last minute). */
   readonly end: number;
   readonly client: string;
+  /** The client as every view shows it (label name and pseudonym prefix). */
+  readonly client_shown: string;
   readonly skills: readonly string[];
   readonly codes: readonly string[];
   readonly requests: number;

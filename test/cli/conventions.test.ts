@@ -120,7 +120,7 @@ describe.skipIf(!haveTmux())('NO_COLOR and --no-color in a real terminal', () =>
     const cmd = `env -u CI -u CONTINUOUS_INTEGRATION TERM=xterm-256color ${prefix} node ${join(ROOT, 'bin/aap-triage.js')} ${args} --db ${store.path} --since 2026-11-30T09:00:00Z --until 2026-11-30T12:00:00Z`;
     const s = TmuxSession.start(`${name}-${process.pid}`, `sh -c '${cmd}; sleep 60'`, { cwd: dir, columns: 120, rows: 30 });
     sessions.push(s);
-    await s.waitFor('[errors]', 30_000);
+    await s.waitFor('[issues]', 30_000); // the view the UI opens on
     await s.waitForRawMode();
     const screen = s.tmux(['capture-pane', '-p', '-e', '-t', s.name]);
     s.keys('q');

@@ -362,13 +362,13 @@ describe('upgrading a store from before issues', () => {
     try {
       const db = new Database(copy.path);
       // As schema version 2 left it: what migration 3 adds, taken away.
-      db.exec(`DROP INDEX error_events_issue_time; DROP TRIGGER error_events_issue_hours_insert; DROP TRIGGER error_events_issue_hours_delete;
-        DROP TABLE issue_hours; DROP TABLE client_labels;
+      db.exec(`DROP INDEX error_events_issue_time;
+        DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
         ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
       db.pragma('user_version = 2');
       db.close();
       const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
-      expect(m.out).toMatch(/^migrated schema from version 2 to 3$/m);
+      expect(m.out).toMatch(/^migrated schema from version 2 to \d+$/m);
       const list = JSON.parse((await run(['issues', '--json', '--db', copy.path, '--since', '2026-11-30T00:00:00Z', '--until', '2026-11-30T12:00:00Z'])).out) as {
         source: string;
         issues: { count: number }[];

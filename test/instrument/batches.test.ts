@@ -146,6 +146,20 @@ describe('the per-exchange audit cap', () => {
     expect(h.sink.health().dropped).toBe(n - CAP);
   });
 
+  it('still completes the wire past the cap: every error the dealer sent without an id gets one', async () => {
+    const gaps = h.sink.gaps.length;
+    const r = await post(srv.url, batchOf('mint', CAP + 30, { fail: 'QUOTE_EXPIRED', omitErrorId: true }), DMC12_HEADERS);
+    const replies = r.json as { result: { data: { error_id?: string } } }[];
+    expect(replies).toHaveLength(CAP + 30);
+    const ids = replies.map((x) => x.result.data.error_id);
+    expect(ids.every((id) => typeof id === 'string' && /^err_[0-9a-f]{32}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(CAP + 30);
+    await settle(() => h.sink.gaps.length > gaps);
+    expect(h.sink.gaps[gaps]).toMatchObject({ count: 30, reason: EXCHANGE_CAP_REASON });
+    // The audited ones are stored under the ids the caller holds.
+    for (const id of ids.slice(0, CAP)) expect(h.sink.events.some((e) => e.error_id === id), id).toBe(true);
+  });
+
   it('rejects a cap that is not a positive integer, naming the option', () => {
     expect(() => createHarness({ maxAuditedCallsPerExchange: 0 })).toThrow(/maxAuditedCallsPerExchange/);
   });

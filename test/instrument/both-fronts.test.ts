@@ -3,11 +3,14 @@
  * recorded once. The instrumentation's diagnostics channel fires before the wrapped listener,
  * so it takes the exchange and the triage passes it through; disabled, the triage takes it.
  */
+import { channel } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_START_CHANNEL } from '../../src/instrument/instrumentation.js';
 import { AapTriageInstrumentation } from '../../src/instrument/index.js';
 import { post } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
 import type { Dmc12Server } from '../helpers/dmc12-server.js';
+import { captureLog } from '../helpers/log-capture.js';
 import { MemoryAuditSink } from '../helpers/memory-sink.js';
 import { counterSum, waitFor } from '../helpers/otel.js';
 import { createHarness } from './harness.js';
@@ -52,5 +55,43 @@ describe('createTriage next to AapTriageInstrumentation', () => {
 
   it('rejects an unknown option at construction, naming it', () => {
     expect(() => new AapTriageInstrumentation({ auditDB: false } as never)).toThrow(/unknown option "auditDB"/);
+  });
+});
+
+describe('a logs pipeline that throws', () => {
+  it('does not throw into the host when the OpenTelemetry logger throws, and warns once', async () => {
+    const log = captureLog();
+    const sink = new MemoryAuditSink();
+    const own = new AapTriageInstrumentation({ auditSink: sink, logger: log.logger, serviceName: 'dealer-test' });
+    own.setLoggerProvider({
+      getLogger: () => ({
+        enabled: () => true,
+        emit() {
+          throw new Error('log pipeline down');
+        },
+      }),
+    });
+    try {
+      for (const id of ['lt-1', 'lt-2']) {
+        const r = await post(dmc.url, toolsCall(id, 'create_reservation', { fail: 'RESERVATION_CONFLICT' }), DMC12_HEADERS);
+        expect(r.status).toBe(200);
+      }
+      await waitFor(() => sink.events.length === 2);
+      const warnings = log.lines().filter((l) => l.kind === 'log');
+      expect(warnings).toHaveLength(1);
+      expect(JSON.stringify(warnings)).not.toContain('log pipeline down');
+    } finally {
+      await own.shutdown();
+    }
+  });
+});
+
+describe('detaching', () => {
+  it('leaves no subscriber on the request-start channel once every instrumentation is disabled or shut down', () => {
+    expect(channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(false);
+    instrumentation.enable();
+    expect(channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(true);
+    instrumentation.disable();
+    expect(channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(false);
   });
 });

@@ -11,8 +11,11 @@
  * - the library entry points load no SDK, exporter, CLI, TUI, mail or demo module.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openAuditReader } from '../../src/audit/index.js';
 import { ROOT, ensureBuilt } from '../helpers/dist.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -101,8 +104,10 @@ describe.each(['instrumentation-first', 'sdk-first'])('AapTriageInstrumentation 
 });
 
 describe('module systems and what loads', () => {
-  it('serves a CommonJS dealer that requires the package', async () => {
-    const proc = spawn(process.execPath, [join(FIXTURES, 'cjs-dealer.cjs')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  it('serves a CommonJS dealer that requires the package, audit row included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aap-cjs-'));
+    const db = join(dir, 'audit.db');
+    const proc = spawn(process.execPath, [join(FIXTURES, 'cjs-dealer.cjs')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', AAP_TRIAGE_DB: db }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -131,10 +136,18 @@ describe('module systems and what loads', () => {
       proc.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(out).toBe(`PORT ${port}\n`);
-      const line = JSON.parse(err.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
-      expect(line).toMatchObject({ msg: 'json-rpc error sent', code: 'RESERVATION_CONFLICT', error_id: body.result.data.error_id });
+      const lines = err.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.find((l) => l.msg === 'json-rpc error sent')).toMatchObject({ code: 'RESERVATION_CONFLICT', error_id: body.result.data.error_id });
+      expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+      const reader = openAuditReader(db);
+      try {
+        expect(reader.prepare('SELECT code, service FROM error_events WHERE error_id = ?').get(body.result.data.error_id)).toEqual({ code: 'RESERVATION_CONFLICT', service: 'cjs-dealer' });
+      } finally {
+        reader.close();
+      }
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -151,6 +164,14 @@ describe('module systems and what loads', () => {
     expect(files.some((f) => f.includes('/dist/lib/'))).toBe(true);
     const forbidden = /node_modules\/(@opentelemetry\/(sdk-|exporter-|resources|otlp-|instrumentation-http)|nodemailer|ink|react|commander|better-sqlite3|ajv|@grpc|protobufjs)\/|\/dist\/(cli|tui|demo|probe)\//;
     expect(files.filter((f) => forbidden.test(f))).toEqual([]);
+  });
+
+  it('adds at most 150 modules over @opentelemetry/api alone (issue 13 target; time is measured by bench/startup.bench.mjs)', () => {
+    const count = (entry: string): number => {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'startup', 'probe.mjs'), entry, '--count'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 });
+      return (JSON.parse(r.stdout) as { modules: number }).modules;
+    };
+    expect(count('aap-triage') - count('@opentelemetry/api')).toBeLessThanOrEqual(150);
   });
 
   it('needs no import-time SDK for require() of every entry point', () => {

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditReader } from '../../src/audit/index.js';
 import { ROOT, ensureBuilt } from '../helpers/dist.js';
 
-const REGISTER = join(ROOT, 'dist', 'instrument', 'register.js');
+// The bundle hosts load as `aap-triage/register` (package.json exports).
+const REGISTER = join(ROOT, 'dist', 'lib', 'register.js');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'register-dmc12.mjs');
 const HOST_OTEL = join(import.meta.dirname, 'fixtures', 'host-otel.mjs');
 
@@ -222,6 +223,20 @@ describe('aap-triage/register', () => {
       child.proc.kill('SIGTERM');
       await child.exited;
       expect(noise(child.stderr())).toEqual([]);
+    } finally {
+      if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+    }
+  });
+
+  it('honours OTEL_NODE_RESOURCE_DETECTORS when the operator asks for the process detector', async () => {
+    const port = await freePort();
+    const child = await startChild({ AAP_TRIAGE_DB: 'off', OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: String(port), OTEL_NODE_RESOURCE_DETECTORS: 'env,process' });
+    try {
+      await call(child.port, 'd-fail', { fail: true });
+      const scrape = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(scrape.split('\n').find((l) => l.startsWith('target_info{'))).toContain('process_pid=');
+      child.proc.kill('SIGTERM');
+      await child.exited;
     } finally {
       if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
     }

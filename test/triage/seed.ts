@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { issueKey } from '../../src/audit/issue-key.js';
+import { rebuildIssueHours } from '../../src/audit/issue-hours.js';
 import { ERROR_EVENT_COLUMNS, MIGRATIONS } from '../../src/audit/schema.js';
 import type { ErrorEvent, TrafficSample } from '../../src/protocol/error-event.js';
 
@@ -95,6 +96,8 @@ export function insertEvents(db: Database.Database, events: readonly ErrorEvent[
         issue_key: issueKey(e),
       });
     }
+    // What the writer adds per batch: the hourly issue summary (here rebuilt from all rows).
+    rebuildIssueHours(db);
   })();
 }
 

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import stringWidth from 'string-width';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, renderApp, seeded, settle, type Seeded } from './helpers/render.js';
-import { CLIENT_C, seedTuiDb } from './helpers/seed.js';
+import { CLIENT_A, CLIENT_B, CLIENT_C, seedTuiDb } from './helpers/seed.js';
 
 let s: Seeded;
 beforeEach(() => {
@@ -86,6 +86,17 @@ describe('Errors view', () => {
     ui.close();
   });
 
+  it('takes Ctrl+U and Ctrl+W inside one chunk of typed text as keys, leaving no invisible character in the filter', async () => {
+    const ui = renderApp(s);
+    await settle();
+    await ui.press('/');
+    await ui.press('skill:nope\u0015code:VEHICLE\u0017code:RATE_LIMITED\r');
+    const bar = ui.frame().split('\n').find((l) => l.startsWith('/ ')) ?? '';
+    expect(bar.trimEnd()).toBe('/ code:RATE_LIMITED');
+    expect(ui.frame()).toMatch(/rows 1–\d+ of 45/);
+    ui.close();
+  });
+
   it('moves once per key when twenty keys arrive in one chunk, each seeing the state the previous one left', async () => {
     const ui = renderApp(s, { columns: 120, rows: 50 });
     await settle();
@@ -93,6 +104,21 @@ describe('Errors view', () => {
     expect(tableRows(ui.frame()).findIndex((r) => r.startsWith('›'))).toBe(20);
     await ui.press('k'.repeat(5) + 'j');
     expect(tableRows(ui.frame()).findIndex((r) => r.startsWith('›'))).toBe(16);
+    ui.close();
+  });
+
+  it('shows a client’s label with its pseudonym prefix in the Errors, Detail and Storms views', async () => {
+    const w = new Database(s.path);
+    w.prepare(`INSERT INTO client_labels (client, name, contact, updated_at) VALUES (?, 'Acme Motors', 'support@acme.example.com', 0)`).run(CLIENT_A);
+    w.prepare(`INSERT INTO client_labels (client, name, contact, updated_at) VALUES (?, 'Beta Leads', NULL, 0)`).run(CLIENT_B);
+    w.close();
+    const ui = renderApp(s, { columns: 160, rows: 40 });
+    await settle();
+    expect(tableRows(ui.frame())[0]).toContain('Acme Motors (cliAAAAA)');
+    await ui.press(KEY.enter);
+    expect(ui.frame()).toMatch(new RegExp(`^client +${CLIENT_A} \\(Acme Motors\\)`, 'm'));
+    await ui.press(KEY.escape, KEY.tab);
+    expect(ui.frame()).toContain('Beta Leads (cliBBBBB)');
     ui.close();
   });
 

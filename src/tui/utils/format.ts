@@ -47,12 +47,6 @@ export function formatFlagCounts(flags: Readonly<Record<string, number>>): strin
  */
 export const FLAG_LEGEND: readonly (readonly [string, string, string])[] = Object.entries(FLAGS).map(([f, v]) => [v.abbrev, f, v.words] as const);
 
-/** First 8 characters of a pseudonym: enough to tell clients apart on screen. */
-export function shortPseudonym(p: string | null): string {
-  if (!p) return '—';
-  return p.length > 8 ? p.slice(0, 8) : p;
-}
-
 /** A ratio 0..1 as a percentage with one decimal. */
 export function formatRatio(r: number): string {
   return `${(r * 100).toFixed(1)}%`;

@@ -25,6 +25,7 @@ function relatedLine(r: ErrorRowView): DetailLine {
  */
 export function fingerprintHeading(d: ErrorDetailView): string {
   const span = formatDuration(d.fingerprintWindowMs);
+  if (d.fields.some(([n, v]) => n === 'fingerprint' && v === '—')) return 'same fingerprint: — (no call fingerprint recorded)';
   if (d.sameFingerprintCount === 0) return `same fingerprint: none within ±${span}`;
   const before = d.sameFingerprint.filter((r) => r.occurred_at < d.row.occurred_at || (r.occurred_at === d.row.occurred_at && r.error_id < d.row.error_id)).length;
   const after = d.sameFingerprint.length - before;

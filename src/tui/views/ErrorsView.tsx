@@ -7,7 +7,7 @@ import { SORT_KEYS, sortHint } from '../keys.js';
 import { LONGEST_CODE_LENGTH } from '../../triage/codes.js';
 import type { ErrorPage, ErrorRowView, ErrorSort, ErrorSortKey, HistogramBucket } from '../types.js';
 import { cells, fit } from '../utils/cells.js';
-import { formatClock, formatFlags, formatTime, shortPseudonym } from '../utils/format.js';
+import { formatClock, formatFlags, formatTime } from '../utils/format.js';
 
 /** How the Errors view splits `height` lines: chart rows and table rows. */
 export function errorsLayout(height: number): { chart: number; rows: number } {
@@ -33,7 +33,7 @@ export const ERROR_COLUMNS: readonly ErrorColumn[] = [
   { title: 'retry', min: 5, value: (r) => retryableLabel(r.retryable), color: (r) => retryableColor(r.retryable), sort: 'retryable' },
   { title: 'skill', min: 10, max: 22, value: (r) => r.skill ?? '—', sort: 'skill' },
   { title: 'proto', min: 6, value: (r) => r.protocol, sort: 'protocol' },
-  { title: 'client', min: 8, value: (r) => shortPseudonym(r.client), color: () => theme.muted, sort: 'client' },
+  { title: 'client', min: 8, value: (r) => r.client_shown, color: () => theme.muted, sort: 'client' },
   { title: 'att', min: 3, align: 'right', value: (r) => String(r.attempt), sort: 'attempt' },
   { title: 'flags', min: 6, max: 10, value: (r) => formatFlags(r.retry_flags), color: () => theme.flag },
   { title: 'error_id', min: 13, max: 36, keep: 'end', value: (r) => r.error_id, color: () => theme.muted },
@@ -48,11 +48,13 @@ const SHORT_TIME: ErrorColumn = { title: 'time', min: 8, value: (r) => formatClo
  *   in the code tables), so `CONTACT_CONSENT_REQUIRED` stays whole at 80 columns;
  * - the sorted column's title with `↑` or `↓` (k9s style), its width grown to hold the arrow.
  */
-export function errorColumns(showDate: boolean, codeWidth = LONGEST_CODE_LENGTH, sort?: ErrorSort): readonly ErrorColumn[] {
+export function errorColumns(showDate: boolean, codeWidth = LONGEST_CODE_LENGTH, sort?: ErrorSort, clientWidth = 8): readonly ErrorColumn[] {
   const base = showDate ? ERROR_COLUMNS : [SHORT_TIME, ...ERROR_COLUMNS.slice(1)];
   const by = sort?.by ?? 'time';
   return base.map((c) => {
     let col: ErrorColumn = c.title === 'code' ? { ...c, min: Math.max(c.min, codeWidth), max: Math.max(c.min, codeWidth) } : c;
+    // A labelled client (`Acme Motors (AbCdEfGh)`) may take up to its width when there is room.
+    if (c.title === 'client') col = { ...c, max: Math.max(c.min, Math.min(MAX_CLIENT_CELLS, clientWidth)) };
     if (col.sort === by) {
       const title = `${col.title}${(sort?.descending ?? true) ? '↓' : '↑'}`;
       const min = Math.max(col.min, cells(title));
@@ -60,6 +62,14 @@ export function errorColumns(showDate: boolean, codeWidth = LONGEST_CODE_LENGTH,
     }
     return col;
   });
+}
+
+/** Most cells the client column grows to for a labelled client. */
+const MAX_CLIENT_CELLS = 28;
+
+/** The widest client as shown among `rows`, in cells. */
+export function clientWidthFor(rows: readonly ErrorRowView[]): number {
+  return Math.max(0, ...rows.map((r) => cells(r.client_shown)));
 }
 
 /** The code column width for `rows`: the widest code, at least the title, at most {@link LONGEST_CODE_LENGTH}. */
@@ -88,6 +98,8 @@ export interface ErrorsViewProps {
   readonly codeWidth?: number;
   /** The order of the rows, shown as an arrow on the sorted column. @default newest first */
   readonly sort?: ErrorSort;
+  /** Cells the client column may grow to (the widest labelled client seen). @default 8 */
+  readonly clientWidth?: number;
   readonly width: number;
   /** Lines this view may use. */
   readonly height: number;
@@ -95,7 +107,7 @@ export interface ErrorsViewProps {
 
 /** The newest errors: filter bar, histogram per minute, the visible rows, and the row count. */
 export function ErrorsView(props: ErrorsViewProps) {
-  const { page, cursor, marks, histogram, query, filterInput, queryError, scope, width, height, showDate = true, codeWidth, sort } = props;
+  const { page, cursor, marks, histogram, query, filterInput, queryError, scope, width, height, showDate = true, codeWidth, sort, clientWidth } = props;
   const { chart, rows } = errorsLayout(height);
   const shown = page.rows.slice(0, rows);
   const first = page.total === 0 ? 0 : page.offset + 1;
@@ -117,7 +129,7 @@ export function ErrorsView(props: ErrorsViewProps) {
       />
       {chart > 0 ? <Histogram buckets={histogram} width={width} height={chart} /> : null}
       <Table
-        columns={errorColumns(showDate, codeWidth, sort)}
+        columns={errorColumns(showDate, codeWidth, sort, clientWidth)}
         rows={shown}
         cursor={cursor - page.offset}
         width={width}

@@ -5,7 +5,7 @@ import type { StormView } from '../types.js';
 import { cells, fit } from '../utils/cells.js';
 import { sparkline } from '../utils/charts.js';
 import { formatDuration } from '../../triage/time.js';
-import { formatFlagCounts, formatRatio, formatTime, shortPseudonym } from '../utils/format.js';
+import { formatFlagCounts, formatRatio, formatTime } from '../utils/format.js';
 
 /** Table rows the Storms view shows in `height` lines (header and footer take two). */
 export function stormsLayout(height: number): { rows: number } {
@@ -29,7 +29,7 @@ export const STORM_COLUMNS: readonly StormColumn[] = [
   { title: 'start', min: 11, value: (s) => formatTime(s.start).slice(0, 11) },
   // Named like the CLI's `storms` column.
   { title: 'length', min: 6, align: 'right', value: (s) => formatDuration(s.end - s.start) },
-  { title: 'client', min: 8, value: (s) => shortPseudonym(s.client), color: () => theme.muted },
+  { title: 'client', min: 8, max: 28, value: (s) => s.client_shown, color: () => theme.muted },
   // Retries per minute, drawn to the column's width: squeezing keeps every minute (as peaks).
   {
     title: 'shape',

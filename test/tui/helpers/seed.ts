@@ -13,6 +13,7 @@
  */
 import Database from 'better-sqlite3';
 import { issueKey } from '../../../src/audit/issue-key.js';
+import { rebuildIssueHours } from '../../../src/audit/issue-hours.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/audit/schema.js';
 
 export const MINUTE = 60_000;
@@ -173,6 +174,8 @@ export function seedTuiDb(path: string, now: number): SeedFacts {
   db.transaction(() => {
     // The issue key the store computes on write (src/audit/issue-key.ts): no violations or rules here.
     for (const r of rows) insert.run({ ...r, issue_key: issueKey({ ...r, violations: [], conformance: [] }) });
+    // The hourly issue summary the writer keeps per batch (src/audit/issue-hours.ts).
+    rebuildIssueHours(db);
     for (const t of traffic.values()) insertTraffic.run(t);
     db.prepare(`INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES ('dealer-aap', ?, ?, 7, 'queue-overflow')`).run(
       base - 20 * MINUTE,
