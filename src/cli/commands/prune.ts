@@ -24,7 +24,7 @@ export const pruneCommand: CommandModule = {
         const dryRun = g['dryRun'] === true;
         if (ms < PRUNE_FORCE_BELOW_MS && !dryRun && g['force'] !== true) {
           throw new CliError(
-            `--older-than ${raw} would delete everything older than ${Math.round(ms / 60_000)} minutes`,
+            `--older-than ${raw} would delete everything older than ${Math.round(ms / 60_000)} minute${Math.round(ms / 60_000) === 1 ? '' : 's'}`,
             `check with ${ctx.commandLine(cmd, `prune --older-than ${raw} --dry-run`, { window: false })}, then add --force (m is minutes; 30d is 30 days)`,
             EXIT.USAGE,
           );
