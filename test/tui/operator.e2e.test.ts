@@ -134,6 +134,38 @@ describe.skipIf(!tmux)('issue 17 in tmux', { timeout: 180_000 }, () => {
     await t.waitFor('EXIT=0', WAIT);
   });
 
+  it('sorts the Issues view by count (N), first seen (F) and last seen (L), newest first, with the sorted column marked in the header', async () => {
+    const t = await open('issuesort', '', { issues: true });
+    /** Each issue row as `code count`, top to bottom (VEHICLE_NOT_FOUND is two issues: two skills). */
+    const order = (screen: string) =>
+      screen
+        .split('\n')
+        .filter((l) => /^[› ][* ](new|regressed|ongoing) /.test(l))
+        .map((l) => {
+          const [, , count, , code] = l.split(/\s+/);
+          return `${code} ${count}`;
+        });
+    let screen = t.screen();
+    expect(screen).toContain('sort: couNt First Last');
+    expect(screen).toMatch(/ count↓ /);
+    t.keys('F');
+    // The header changes at once; the rows follow when the store answers.
+    screen = await t.waitFor((s) => / first↓ /.test(s) && order(s)[0] === 'RATE_LIMITED 45', WAIT);
+    expect(screen).not.toMatch(/ count↓ /);
+    // First seen in the window, newest first: the rate storm 12 min ago … client A's first error 55 min ago.
+    expect(order(screen)).toEqual(['RATE_LIMITED 45', 'VEHICLE_NOT_FOUND 1', 'SCHEMA_VALIDATION_FAILED 100', 'CONTACT_CONSENT_REQUIRED 1', `IDEMPOTENCY_CONFLICT ${CHAIN}`, 'VEHICLE_NOT_FOUND 5']);
+    t.keys('L');
+    screen = await t.waitFor((s) => / last↓ /.test(s) && order(s)[0] === 'VEHICLE_NOT_FOUND 5', WAIT);
+    expect(screen).not.toMatch(/ first↓ /);
+    // Last seen, newest first: client A's error 1 min ago … the retry chain that ended 46 min ago.
+    expect(order(screen)).toEqual(['VEHICLE_NOT_FOUND 5', 'RATE_LIMITED 45', 'VEHICLE_NOT_FOUND 1', 'SCHEMA_VALIDATION_FAILED 100', 'CONTACT_CONSENT_REQUIRED 1', `IDEMPOTENCY_CONFLICT ${CHAIN}`]);
+    t.keys('N');
+    screen = await t.waitFor((s) => / count↓ /.test(s) && order(s)[0] === 'SCHEMA_VALIDATION_FAILED 100', WAIT);
+    expect(order(screen).slice(0, 4)).toEqual(['SCHEMA_VALIDATION_FAILED 100', 'RATE_LIMITED 45', `IDEMPOTENCY_CONFLICT ${CHAIN}`, 'VEHICLE_NOT_FOUND 5']);
+    t.keys('q');
+    await t.waitFor('EXIT=0', WAIT);
+  });
+
   it('handles Ctrl+U, Ctrl+W and arrow keys that arrive in one chunk with printable keys, one at a time', async () => {
     const t = await open('chunk');
     t.keys('/');
