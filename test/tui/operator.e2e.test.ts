@@ -12,7 +12,8 @@ import Database from 'better-sqlite3';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/audit/issue-key.js';
-import { CLIENT_A, MINUTE, seedTuiDb, type SeedFacts } from './helpers/seed.js';
+import { setClientLabel } from '../../src/audit/labels.js';
+import { CLIENT_A, CLIENT_C, MINUTE, seedTuiDb, type SeedFacts } from './helpers/seed.js';
 import { haveTmux, killTmuxServer, TmuxSession } from './helpers/tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -81,10 +82,10 @@ const total = () => facts.total + 1 + CHAIN;
 /** A shell command line running the CLI with CI and any display unset (no clipboard tool is tried). */
 const cli = (args: string, env = '') => `env -u CI -u CONTINUOUS_INTEGRATION -u DISPLAY -u WAYLAND_DISPLAY ${env} node ${CLI} ${args}`;
 
-/** Starts the UI in tmux and, unless `issues`, goes on (Tab) from the Issues view it opens on to the Errors view. */
-async function open(name: string, args = '', opts: { columns?: number; rows?: number; env?: string; issues?: boolean } = {}): Promise<TmuxSession> {
+/** Starts the UI in tmux (on `db`, else the shared store) and, unless `issues`, goes on (Tab) from the Issues view it opens on to the Errors view. */
+async function open(name: string, args = '', opts: { columns?: number; rows?: number; env?: string; issues?: boolean; db?: string } = {}): Promise<TmuxSession> {
   const { columns = 120, rows = 36, env = '' } = opts;
-  const t = TmuxSession.start(`${name}-${process.pid}`, `sh -c '${cli(`tui --db ${db} ${args}`, env)}; echo "EXIT=$?"; sleep 60'`, {
+  const t = TmuxSession.start(`${name}-${process.pid}`, `sh -c '${cli(`tui --db ${opts.db ?? db} ${args}`, env)}; echo "EXIT=$?"; sleep 60'`, {
     cwd: dir,
     columns,
     rows,
@@ -162,6 +163,24 @@ describe.skipIf(!tmux)('issue 17 in tmux', { timeout: 180_000 }, () => {
     t.keys('N');
     screen = await t.waitFor((s) => / count↓ /.test(s) && order(s)[0] === 'SCHEMA_VALIDATION_FAILED 100', WAIT);
     expect(order(screen).slice(0, 4)).toEqual(['SCHEMA_VALIDATION_FAILED 100', 'RATE_LIMITED 45', `IDEMPOTENCY_CONFLICT ${CHAIN}`, 'VEHICLE_NOT_FOUND 5']);
+    t.keys('q');
+    await t.waitFor('EXIT=0', WAIT);
+  });
+
+  it('shows a client’s label beside its pseudonym in the Errors and Detail views', async () => {
+    // A store of its own: a label widens the client column, which the other tests' layouts do not expect.
+    const labelled = join(dir, 'labelled.db');
+    const seeded = seedTuiDb(labelled, Date.now());
+    setClientLabel(labelled, { client: CLIENT_A, name: 'Acme Motors', contact: 'support@acme.example.com' });
+    const t = await open('labels', '', { db: labelled, columns: 140, rows: 36 });
+    let screen = t.screen();
+    const short = CLIENT_A.slice(0, 8);
+    // The newest row is client A's; client C (unlabelled, its storm 12–10 min ago) shows its pseudonym alone.
+    expect(tableRows(screen)[0]).toContain(`Acme Motors (${short})`);
+    expect(tableRows(screen).some((r) => r.includes(` ${CLIENT_C.slice(0, 8)} `) && !r.includes('Acme'))).toBe(true);
+    t.keys('Enter');
+    screen = await t.waitFor(new RegExp(`^error_id +${seeded.newestId}`, 'm'), WAIT);
+    expect(screen).toMatch(new RegExp(`^client +${CLIENT_A} \\(Acme Motors\\)`, 'm'));
     t.keys('q');
     await t.waitFor('EXIT=0', WAIT);
   });
