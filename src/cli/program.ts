@@ -20,6 +20,8 @@ Environment:
   AAP_TRIAGE_PHONE_REGION  region national phone numbers are read in (default US);
                    the instrumented servers and the CLI must agree on it
   AAP_TRIAGE_TRACE_URL     trace link template with {trace_id} (drafts, the TUI)
+  AAP_TRIAGE_EXTENSION_URI the AAP extension URI your agent card requires, named in
+                   drafts' -32008 advice (the TUI; draft without --extension-uri)
   NO_COLOR         when set and not empty, no colours (as --no-color)
 
 Exit codes:

@@ -29,6 +29,7 @@ export type { DraftSource, DraftOptions, IncidentFacts, IncidentDraft, CodeGuida
 export { buildIncidentEml } from '../incident/index.js';
 export { dbPathProblem } from './db-path.js';
 export { traceLink, traceUrlProblem, TRACE_URL_ENV, TRACE_ID_PLACEHOLDER } from './trace-link.js';
+export { extensionUriProblem, EXTENSION_URI_ENV } from './extension-uri.js';
 export type { EmlOptions } from '../incident/index.js';
 export { listIssues, getIssue, ISSUE_DEFAULTS, ISSUE_SORTS } from './issues.js';
 export type { Issue, IssueList, IssueOptions, IssueSort, IssueState } from './issues.js';

@@ -7,6 +7,7 @@ import type { QueryPseudonymizer } from '../triage/compile.js';
 import { dbPathProblem } from '../triage/db-path.js';
 import { AuditStoreError, isPostgresUrl, openStoreReader, storeLabel } from '../triage/store.js';
 import { parseTimeSpec } from '../triage/time.js';
+import { EXTENSION_URI_ENV, extensionUriProblem } from '../triage/extension-uri.js';
 import { TRACE_URL_ENV, traceUrlProblem } from '../triage/trace-link.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 import { createTriageSource } from './triage-source.js';
@@ -67,7 +68,7 @@ export interface RunTuiOptions {
   readonly stdout?: NodeJS.WriteStream;
   /** Where the one-line refusals go (not a terminal, bad window, missing database). @default process.stderr */
   readonly stderr?: { write(chunk: string): unknown };
-  /** @default process.env; `AAP_TRIAGE_TRACE_URL` is read from it (trace links, see src/triage/trace-link.ts). */
+  /** @default process.env; `AAP_TRIAGE_TRACE_URL` (trace links, src/triage/trace-link.ts) and `AAP_TRIAGE_EXTENSION_URI` (drafts' -32008 advice, src/triage/extension-uri.ts) are read from it. */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -76,7 +77,8 @@ export interface RunTuiOptions {
  * - 0 after `q` (or Ctrl+C);
  * - 2 when stdin or stdout is not a terminal or `CI` is set (one line on stderr naming the
  *   `--json` commands; ink is never loaded, so there is no raw-mode error), for a bad `since`,
- *   or for an `AAP_TRIAGE_TRACE_URL` that is not an http(s) URL with `{trace_id}`;
+ *   for an `AAP_TRIAGE_TRACE_URL` that is not an http(s) URL with `{trace_id}`, or an
+ *   `AAP_TRIAGE_EXTENSION_URI` that is not an absolute http(s) URI;
  * - 3 when the database is missing or unreadable (the `AuditStoreError` line on stderr), or
  *   the path is a directory (`<path> is a directory, not an audit database — pass the .db file`).
  * Never throws for these; other errors propagate.
@@ -94,6 +96,12 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
   const traceProblem = traceUrl ? traceUrlProblem(traceUrl) : null;
   if (traceProblem) {
     stderr.write(`aap-triage: ${traceProblem}\n`);
+    return 2;
+  }
+  const extensionUri = env[EXTENSION_URI_ENV] || null;
+  const uriProblem = extensionUri ? extensionUriProblem(extensionUri, EXTENSION_URI_ENV) : null;
+  if (uriProblem) {
+    stderr.write(`aap-triage: ${uriProblem}\n`);
     return 2;
   }
   const since = options.since ?? '1h';
@@ -129,7 +137,7 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     const { renderApp } = await loading;
     await renderApp(
       {
-        source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail, traceUrl }),
+        source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail, traceUrl, extensionUri }),
         dbLabel: isPostgresUrl(options.dbPath) ? storeLabel(options.dbPath) : options.dbPath,
         window: options.until ? { since, until: options.until } : { since },
         query: options.query ?? '',

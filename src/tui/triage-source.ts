@@ -35,6 +35,11 @@ export interface TriageSourceOptions {
    * `traceUrlProblem`; the Detail view and drafts then link each trace. @default null
    */
   readonly traceUrl?: string | null;
+  /**
+   * The AAP extension URI the agent card requires (`AAP_TRIAGE_EXTENSION_URI`), already checked
+   * with `extensionUriProblem`; drafts name it in the -32008 advice. @default null
+   */
+  readonly extensionUri?: string | null;
 }
 
 /** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
@@ -77,6 +82,7 @@ function asQueryError(err: unknown): never {
 export function createTriageSource(db: Db, options: TriageSourceOptions = {}): TuiSource {
   const pseudonymizer = options.pseudonymizer ?? null;
   const traceUrl = options.traceUrl ?? null;
+  const extensionUri = options.extensionUri ?? null;
   const mail = { from: options.from ?? DEFAULT_MAIL.from, to: options.to ?? null };
   const storms = stormParts(db);
   return {
@@ -191,7 +197,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             ? { kind: 'errors', ids: target.ids }
             : { kind: 'query', query: target.query, window };
       try {
-        const d = await draftIncident(db, source, { now, pseudonymizer, traceUrl });
+        const d = await draftIncident(db, source, { now, pseudonymizer, traceUrl, ...(extensionUri ? { extensionUri } : {}) });
         return d ? { subject: d.subject, text: d.text, markdown: d.markdown, recipient: d.facts.recipient } : null;
       } catch (err) {
         return asQueryError(err);

@@ -290,6 +290,20 @@ describe('drafts', () => {
     expectOneLineError(bad.err, /--extension-uri 'not a uri' is not an absolute http\(s\) URI/);
   });
 
+  it('names the URI of AAP_TRIAGE_EXTENSION_URI when --extension-uri is absent; the option wins; a bad value exits 2', async () => {
+    const env = 'https://aap.example.com/extensions/aap/v1';
+    const r = await draft(['--query', `client:${LEGACY}`], { AAP_TRIAGE_EXTENSION_URI: env });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`send the A2A-Extensions header naming the AAP extension URI ${env} on every call`);
+    const flag = 'https://aap.example.com/extensions/aap/v2';
+    const both = await draft(['--query', `client:${LEGACY}`, '--extension-uri', flag], { AAP_TRIAGE_EXTENSION_URI: env });
+    expect(both.out).toContain(`naming the AAP extension URI ${flag} on every call`);
+    expect(both.out).not.toContain(env);
+    const bad = await draft(['--query', `client:${LEGACY}`], { AAP_TRIAGE_EXTENSION_URI: 'aap v1' });
+    expect(bad.code).toBe(2);
+    expectOneLineError(bad.err, /AAP_TRIAGE_EXTENSION_URI 'aap v1' is not an absolute http\(s\) URI/);
+  });
+
   it('links each evidence trace id with AAP_TRIAGE_TRACE_URL', async () => {
     const r = await draft(['--query', `client:${BUYER}`], { AAP_TRIAGE_TRACE_URL: 'https://tempo.example.com/trace/{trace_id}' });
     expect(r.out).toMatch(/trace_id=a{31}0 .* https:\/\/tempo\.example\.com\/trace\/a{31}0$/m);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { TRACE_URL_ENV, buildIncidentEml, draftIncident, parseStormId, traceUrlProblem, type DraftSource } from '../../triage/index.js';
+import { EXTENSION_URI_ENV, TRACE_URL_ENV, buildIncidentEml, extensionUriProblem, draftIncident, parseStormId, traceUrlProblem, type DraftSource } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
 import { writeOutFile } from '../write-out.js';
@@ -29,7 +29,7 @@ export const draftCommand: CommandModule = {
       .option('--out <file>', 'write the draft to this new file (mode 0600) instead of stdout; never follows a symlink')
       .option('--force', 'let --out replace an existing file (the path itself, never a symlink\'s target)')
       .option('--next-update <minutes>', 'when the next update is promised, minutes from now', '60')
-      .option('--extension-uri <uri>', 'the AAP extension URI your agent card requires, named in the -32008 advice')
+      .option('--extension-uri <uri>', `the AAP extension URI your agent card requires, named in the -32008 advice (default: ${EXTENSION_URI_ENV})`)
       .action(async (ids: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const format = String(g['format']);
@@ -53,10 +53,10 @@ export const draftCommand: CommandModule = {
           if (error instanceof AddressError) throw new CliError(`--from ${error.message}`, 'e.g. --from "Dealer On-call <oncall@dealer.example.com>"', EXIT.USAGE);
           throw error;
         }
-        const extensionUri = g['extensionUri'] === undefined ? undefined : String(g['extensionUri']);
-        if (extensionUri !== undefined && (!/^https?:\/\/\S+$/.test(extensionUri) || !URL.canParse(extensionUri))) {
-          throw new CliError(`--extension-uri '${extensionUri.replace(/[^\x20-\x7e]/g, '?')}' is not an absolute http(s) URI`, 'give the URI from your agent card', EXIT.USAGE);
-        }
+        // --extension-uri wins; else AAP_TRIAGE_EXTENSION_URI (the TUI reads the same variable).
+        const [extensionUri, uriSource] = g['extensionUri'] !== undefined ? [String(g['extensionUri']), '--extension-uri'] : [ctx.io.env[EXTENSION_URI_ENV] || undefined, EXTENSION_URI_ENV];
+        const uriProblem = extensionUri === undefined ? null : extensionUriProblem(extensionUri, uriSource);
+        if (uriProblem) throw new CliError(uriProblem, 'give the URI from your agent card', EXIT.USAGE);
         let source: DraftSource;
         let pseudonymizer = null;
         if (g['storm'] !== undefined) {
