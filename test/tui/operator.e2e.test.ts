@@ -1,7 +1,7 @@
 /**
  * The terminal UI in a real terminal (tmux), point by point for issue 17: keys that arrive in
- * one chunk, a list that is never blank while rows exist, sorting by a column, widths at 80
- * columns, the retry chain around the selected error, trace links, and honest copy messages.
+ * one chunk, a list that is never blank while rows exist, sorting by a column (Errors and Issues), client labels, widths at 80
+ * columns, the retry chain around the selected error, trace links, and honest copy messages, and the extension URI of AAP_TRIAGE_EXTENSION_URI in a -32008 storm’s draft.
  * Run by hand: `npm run build && npx vitest run test/tui/operator.e2e.test.ts`.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/audit/issue-key.js';
+import { rebuildIssueHours } from '../../src/audit/issue-hours.js';
 import { setClientLabel } from '../../src/audit/labels.js';
 import { CLIENT_A, CLIENT_C, MINUTE, seedTuiDb, type SeedFacts } from './helpers/seed.js';
 import { haveTmux, killTmuxServer, TmuxSession } from './helpers/tmux.js';
@@ -316,6 +317,59 @@ describe.skipIf(!tmux)('issue 17 in tmux', { timeout: 180_000 }, () => {
     const screen = await t.waitFor('EXIT=', WAIT);
     expect(screen).toContain('EXIT=2');
     expect(screen).toContain("aap-triage: AAP_TRIAGE_TRACE_URL must contain {trace_id}; got 'https://tempo.example.com/trace/'");
+    expect(screen).not.toMatch(/\s+at \S+ \(/);
+  });
+
+  it('names AAP_TRIAGE_EXTENSION_URI in the -32008 advice of a storm’s draft', async () => {
+    // A store of its own with a -32008 storm, 8–4 min ago (the newest storm): client D retries
+    // calls refused for a missing A2A-Extensions header, 20 a minute, 15 of them retries.
+    const path = join(dir, 'extension.db');
+    const seeded = seedTuiDb(path, Date.now());
+    const clientD = `cli${'D'.repeat(19)}`;
+    const w = new Database(path);
+    const key = issueKey({ service: 'dealer-aap', protocol: 'a2a', rpc_method: 'SendMessage', skill: 'inventory.search', code: 'EXTENSION_SUPPORT_REQUIRED', violations: [], conformance: [] });
+    const st = w.prepare(
+      `INSERT INTO error_events (error_id, occurred_at, trace_id, service, protocol, protocol_version, rpc_method, skill, code, jsonrpc_code, retryable, client, fingerprint, attempt, retry_flags, key_id, issue_key)
+       VALUES (?, ?, NULL, 'dealer-aap', 'a2a', '1.0', 'SendMessage', 'inventory.search', 'EXTENSION_SUPPORT_REQUIRED', -32008, 0, ?, ?, ?, ?, 'k1', ?)`,
+    );
+    const traffic = w.prepare(`INSERT INTO traffic (minute, service, skill, client, requests, errors, retries) VALUES (?, 'dealer', 'inventory.search', ?, 20, 20, 15)`);
+    w.transaction(() => {
+      for (let m = 8; m >= 4; m--) {
+        const minute = seeded.base - m * MINUTE;
+        for (let k = 0; k < 20; k++) {
+          const attempt = (k % 4) + 1;
+          st.run(`err_00000000000070000000000000e${m}${k.toString(16).padStart(2, '0')}`, minute + k * 2_500, clientD, `fpD${m}-${Math.floor(k / 4)}`, attempt, attempt > 1 ? '["retried_non_retryable"]' : '[]', key);
+        }
+        traffic.run(minute, clientD);
+      }
+      rebuildIssueHours(w);
+    })();
+    w.close();
+    const uri = 'https://aap.example.com/extensions/aap/v1';
+    const t = TmuxSession.start(`extension-${process.pid}`, `sh -c '${cli(`tui --db ${path} --storms`, `AAP_TRIAGE_EXTENSION_URI=${uri}`)}; echo "EXIT=$?"; sleep 60'`, {
+      cwd: dir,
+      columns: 200,
+      rows: 50,
+    });
+    sessions.push(t);
+    let screen = await t.waitFor(/storms 1–3 of 3/, WAIT);
+    await t.waitForRawMode();
+    expect(screen).toMatch(/^› .*cliDDDDD/m);
+    t.keys('d');
+    screen = await t.waitFor('Subject:', WAIT);
+    expect(screen).toContain('EXTENSION_SUPPORT_REQUIRED');
+    screen = await t.waitFor('Activate the AAP extension', WAIT);
+    expect(screen.replace(/\s+/g, ' ')).toContain(`send the A2A-Extensions header naming the AAP extension URI ${uri} on every call`);
+    t.keys('q');
+    await t.waitFor('EXIT=0', WAIT);
+  });
+
+  it('refuses an AAP_TRIAGE_EXTENSION_URI that is not an absolute http(s) URI with one line and exit 2', async () => {
+    const t = TmuxSession.start(`badext-${process.pid}`, `sh -c '${cli(`tui --db ${db}`, 'AAP_TRIAGE_EXTENSION_URI=aap-v1')}; echo "EXIT=$?"; sleep 60'`, { cwd: dir, columns: 120, rows: 20 });
+    sessions.push(t);
+    const screen = await t.waitFor('EXIT=', WAIT);
+    expect(screen).toContain('EXIT=2');
+    expect(screen).toContain("aap-triage: AAP_TRIAGE_EXTENSION_URI 'aap-v1' is not an absolute http(s) URI");
     expect(screen).not.toMatch(/\s+at \S+ \(/);
   });
 
