@@ -1,7 +1,8 @@
 /**
  * The terminal UI in a real terminal (tmux), point by point for issue 17: keys that arrive in
- * one chunk, a list that is never blank while rows exist, sorting by a column (Errors and Issues), client labels, widths at 80
- * columns, the retry chain around the selected error, trace links, and honest copy messages, and the extension URI of AAP_TRIAGE_EXTENSION_URI in a -32008 storm’s draft.
+ * one chunk, a list that is never blank while rows exist, sorting by a column (Errors and
+ * Issues), client labels, widths at 80 columns, the retry chain around the selected error,
+ * trace links, honest copy messages, and the AAP_TRIAGE_EXTENSION_URI in a -32008 storm's draft.
  * Run by hand: `npm run build && npx vitest run test/tui/operator.e2e.test.ts`.
  */
 import { execFileSync } from 'node:child_process';
