@@ -282,10 +282,13 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
   const isA2A = family === 'aap' || family === undefined;
   const error = own(item, 'error');
   const flattened = isA2A && isObj(error) && own(error, 'code') === -32603 && typeof own(error, 'message') === 'string' ? correlate(ctx.store, own(error, 'message') as string) : undefined;
-  // When the reply is replaced by an envelope built here (an AapError the SDK flattened to
-  // -32603), the host's flattened form never leaves and ours is conformant by construction
-  // (the builders' property test): it is not checked (issue 14), only the flattening is noted.
-  const conformance = ctx.conformance === false || (flattened && ctx.mayRewrite) ? [] : checkConformance(item, family, ctx.endpointForm);
+  // The typed envelope for an AapError the SDK flattened to -32603, from protocol's one builder;
+  // undefined when the builder refuses (the host's error is then kept, and checked).
+  const promoted = flattened && ctx.mayRewrite ? buildAapErrorObject(flattened, ctx.aapForm, ctx.now) : undefined;
+  // When the reply is replaced by that envelope the host's flattened form never leaves: it is not
+  // checked (issue 14), only the flattening is noted. test/instrument/rewrite.test.ts checks the
+  // envelope itself against checkConformance.
+  const conformance = ctx.conformance === false || promoted ? [] : checkConformance(item, family, ctx.endpointForm);
   const note = (rule: string): void => {
     if (!conformance.includes(rule)) conformance.push(rule);
   };
@@ -296,11 +299,10 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
     const code = own(error, 'code');
     const message = own(error, 'message');
     if (isA2A && code === -32603 && typeof message === 'string') {
-      const aap = flattened;
-      if (aap) {
+      if (flattened) {
         note(REWRITE_RULES.aapErrorFlattened);
-        if (ctx.mayRewrite) {
-          current.error = buildAapErrorObject(aap, ctx.aapForm, ctx.now);
+        if (promoted) {
+          current.error = promoted;
           changed = true;
         }
       }
@@ -319,9 +321,10 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
     if (text !== null) {
       note(REWRITE_RULES.taskFailed);
       const aap = text.startsWith(TASK_ERROR_PREFIX) ? correlate(ctx.store, text.slice(TASK_ERROR_PREFIX.length)) : undefined;
-      if (aap && ctx.mayRewrite) {
+      const built = aap && ctx.mayRewrite ? buildAapErrorObject(aap, ctx.aapForm, ctx.now) : undefined;
+      if (built) {
         const id = own(current, 'id');
-        current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: buildAapErrorObject(aap, ctx.aapForm, ctx.now) };
+        current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: built };
         changed = true;
       }
     }
