@@ -8,7 +8,8 @@
  * - a -32008 without the recovery instructions (a bare one, or an earlier draft's with the URI
  *   only in its metadata) gets the URI and `A2A-Extensions` in its message and the ErrorInfo with
  *   `extensionUri` and `requiredHeader`;
- * - a stack trace in an error message is cut (spec: "MUST NOT leak internal stack traces");
+ * - a stack trace in an error message is cut (spec: "MUST NOT leak internal stack traces"), the
+ *   message of a typed `aap.error` payload the host wrote itself included;
  * - an error without an `error_id` gets a minted one where the caller sees it: in the typed AAP
  *   payload and the AAP ErrorInfo's metadata (both, so they agree), else the first ErrorInfo's
  *   metadata (A2A errors), DMC-12 `result.data.error_id`, `error.data.error_id` on DMC-12 errors;
@@ -19,6 +20,7 @@
 import {
   A2A_ERROR_DOMAIN,
   A2A_EXTENSIONS_HEADER,
+  AAP_CODES,
   AAP_ERROR_DOMAIN,
   AAP_ERROR_TYPE_URL,
   ERROR_INFO_TYPE_URL,
@@ -259,6 +261,17 @@ function plainMessage(code: unknown): string {
   return info ? (info.meaning.split(':')[0] as string) : 'Server error';
 }
 
+/**
+ * The typed `aap.error` payloads of a JSON-RPC `error` member: `error.data` itself in the released
+ * form, the entries tagged with the AAP `@type` (or `type: "aap.error"`) of the 2.0 array.
+ */
+function typedPayloads(error: unknown): Obj[] {
+  const data = own(error, 'data');
+  const isPayload = (d: unknown): d is Obj => isObj(d) && (own(d, '@type') === AAP_ERROR_TYPE_URL || own(d, 'type') === 'aap.error');
+  if (Array.isArray(data)) return data.filter(isPayload);
+  return isPayload(data) ? [data] : [];
+}
+
 /** Cuts stack frames out of a message string at `o[key]`; true when it did. */
 function stripMessage(o: unknown, key: string, fallback: string): boolean {
   if (!isObj(o)) return false;
@@ -315,6 +328,14 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
     if (typeof own(sent, 'message') === 'string' && containsStackTrace(own(sent, 'message') as string)) {
       note(REWRITE_RULES.stackTrace);
       if (ctx.mayRewrite && stripMessage(sent, 'message', plainMessage(own(sent, 'code')))) changed = true;
+    }
+    for (const payload of typedPayloads(sent)) {
+      const text = own(payload, 'message');
+      if (typeof text !== 'string' || !containsStackTrace(text)) continue;
+      note(REWRITE_RULES.stackTrace);
+      const code = own(payload, 'code');
+      const meaning = typeof code === 'string' && isAapCode(code) ? AAP_CODES[code].meaning : 'Error';
+      if (ctx.mayRewrite && stripMessage(payload, 'message', meaning)) changed = true;
     }
   } else if (isA2A) {
     const text = failedTaskText(own(current, 'result'));

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ExchangeErrors } from '../../src/instrument/aap-error-hook.js';
+import { spliceJson } from '../../src/instrument/json-splice.js';
 import { REWRITE_RULES, rewriteItem } from '../../src/instrument/rewrite.js';
 import type { RewriteContext } from '../../src/instrument/rewrite.js';
 import { AAP_CODES, AapError, conformanceRuleIds } from '../../src/protocol/index.js';
@@ -75,6 +76,63 @@ describe('a -32603 carrying a stack trace', () => {
     expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
     expect(after).not.toContain('aap.no-stack-trace');
     expect(caused).toEqual([]);
+  });
+});
+
+describe('a typed aap.error payload the host wrote with a stack trace in its message', () => {
+  const trace = 'No listing matches that VIN.\n    at lookup (/srv/dealer/skills/vehicle.js:41:11)';
+  const payload = {
+    type: 'aap.error',
+    error_id: 'err_0192f3c01a2b7c3d8e4f5a6b7c8d9e0f',
+    code: 'VEHICLE_NOT_FOUND',
+    message: trace,
+    retryable: false,
+    details: { note: 'caf\u00e9' },
+    created_at: '2026-12-01T11:59:00Z',
+  };
+  const hosts = {
+    released: { jsonrpc: '2.0', id: 'r1', error: { code: -32000, message: 'No listing matches that VIN.', data: payload } },
+    '2.0': {
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: {
+        code: -32000,
+        message: 'No listing matches that VIN.',
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'VEHICLE_NOT_FOUND',
+            domain: 'autoagentprotocol.org',
+            metadata: { code: 'VEHICLE_NOT_FOUND', error_id: payload.error_id, retryable: 'false', created_at: payload.created_at },
+          },
+          { '@type': 'https://autoagentprotocol.org/extensions/aap/error', ...payload },
+        ],
+      },
+    },
+  } as const;
+  for (const form of ['released', '2.0'] as const) {
+    it(`is cut by a byte splice and flagged (${form} form)`, () => {
+      const host = hosts[form];
+      // The host's own spelling of an untouched value: the escape must survive the splice.
+      const text = JSON.stringify(host).replace('é', '\\u00e9');
+      const { r, before, after } = run(JSON.parse(text) as Record<string, unknown>, ctx({ aapForm: form, endpointForm: form }));
+      expect(before).toContain('aap.no-stack-trace');
+      expect(r.changed).toBe(true);
+      expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
+      const sent = spliceJson(text, r.item);
+      expect(sent).not.toMatch(/\/srv\/dealer|at lookup/);
+      expect(sent).toContain('"message":"No listing matches that VIN."');
+      expect(sent).toContain('"note":"caf\\u00e9"');
+      // Only the payload's message changed: the rest is the host's bytes.
+      expect(sent).toBe(text.replace(JSON.stringify(trace), JSON.stringify('No listing matches that VIN.')));
+      expect(after).toEqual([]);
+    });
+  }
+
+  it('is only reported when rewriting is off', () => {
+    const { r } = run(structuredClone(hosts['2.0']) as unknown as Record<string, unknown>, ctx({ mayRewrite: false }));
+    expect(r.changed).toBe(false);
+    expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
   });
 });
 
