@@ -1,15 +1,11 @@
 /**
  * What the observer needs of `src/protocol`, adapted to its use: protocol's AAP builder fed
- * sanitised inputs (nothing when it still refuses), the -32008 builder with a local form for an
- * odd extension URI, the conformance checker reduced to rule ids, and the recovery of an
- * AapError from the message text a stock @a2a-js/sdk sends.
+ * sanitised inputs (nothing when it still refuses), the conformance checker reduced to rule ids,
+ * and the recovery of an AapError from the message text a stock @a2a-js/sdk sends.
  */
 import {
-  A2A_ERROR_DOMAIN,
   AAP_CODES,
-  ERROR_INFO_TYPE_URL,
   buildAapError,
-  buildExtensionRequiredError,
   containsDraftIdentifier,
   checkConformance as protocolCheckConformance,
   isAapCode,
@@ -116,28 +112,6 @@ export function buildAapErrorObject(input: AapErrorLike, form: AapForm, now: Dat
   } catch {
     return undefined;
   }
-}
-
-/** The JSON-RPC `error` member of the conformant -32008 activation error (spec "The activation error MUST carry recovery instructions"). */
-export function buildExtensionRequiredErrorObject(uri: string): Record<string, unknown> {
-  try {
-    const built: unknown = buildExtensionRequiredError(uri);
-    if (isObj(built) && typeof built.code === 'number') return built;
-  } catch {
-    // An odd URI: fall through to the local form.
-  }
-  return {
-    code: -32008,
-    message: `Activate ${uri} in the A2A-Extensions header before retrying this request.`,
-    data: [
-      {
-        '@type': ERROR_INFO_TYPE_URL,
-        reason: 'EXTENSION_SUPPORT_REQUIRED',
-        domain: A2A_ERROR_DOMAIN,
-        metadata: { extensionUri: uri, requiredHeader: 'A2A-Extensions' },
-      },
-    ],
-  };
 }
 
 /** Conformance rule ids the response object breaks (protocol's `checkConformance`); `family` when the call's is known. */
