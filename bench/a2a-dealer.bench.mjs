@@ -245,7 +245,14 @@ for (const [load, payload] of Object.entries(LOADS)) {
   }
   for (const s of servers) {
     const au = s.audit();
-    if (!au) continue;
+    if (!au) {
+      // A server with an audit store that did not report it (killed before its flush ended).
+      if (load === 'all-error' && s.variant.mode === 'triage' && s.variant.omit !== 'audit') {
+        checks.push(false);
+        console.log(`  ${load} ${s.variant.name}: no AUDIT line (the server did not finish its flush) — CHECK FAILED`);
+      }
+      continue;
+    }
     // Every request of the all-error load is an error: one row each, none dropped. A request
     // sent when a trial's time ran out may be answered (and stored) but not counted as answered.
     const ok = load !== 'all-error' || (au.dropped === 0 && au.failed === 0 && au.gaps === 0 && au.stored >= s.count.total && au.stored <= s.count.sent);

@@ -15,7 +15,7 @@ import { createWriteStream, existsSync, renameSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openAuditReader } from '../dist/audit/index.js';
+import { openAuditReader, sqliteReader } from '../dist/audit/index.js';
 import { migrateStore } from '../dist/audit/inspect.js';
 import { findStorms, getError, getTrace, searchErrors } from '../dist/triage/index.js';
 import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
@@ -33,12 +33,12 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
-function time(fn, n) {
+async function time(fn, n) {
   const out = [];
   let last;
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    last = fn(i);
+    last = await fn(i);
     out.push(performance.now() - t);
   }
   return { median: median(out), min: Math.min(...out), max: Math.max(...out), n, last };
@@ -55,6 +55,7 @@ console.log(`database file: ${(statSync(dbPath).size / 2 ** 30).toFixed(2)} GiB`
 const migrated = migrateStore(dbPath);
 if (migrated.from !== migrated.to) console.log(`migrated ${dbPath} from schema ${migrated.from} to ${migrated.to}`);
 const db = openAuditReader(dbPath); // read-only
+const store = sqliteReader(db); // the store interface the triage functions read (answers at once on SQLite)
 const now = BENCH_END;
 
 // Random ids over the 30 days, found through the time index.
@@ -64,10 +65,10 @@ const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const picks = Array.from({ length: 31 }, () => pickAt.get(now - 30 * 86_400_000 + Math.floor(rand() * 30 * 86_400_000)));
 
 const results = {};
-results.search = time(() => searchErrors(db, `code:${CODE} since:1h`, { since: now - 86_400_000, until: now + 1 }, { now, limit: 50 }), 31);
-results.show = time((i) => getError(db, picks[i].error_id), 31);
-results.trace = time((i) => getTrace(db, picks[i].upstream_trace_id ?? picks[i].trace_id), 31);
-results.storms = time(() => findStorms(db, { since: now - 86_400_000, until: now + 1 }), 5);
+results.search = await time(() => searchErrors(store, `code:${CODE} since:1h`, { since: now - 86_400_000, until: now + 1 }, { now, limit: 50 }), 31);
+results.show = await time((i) => getError(store, picks[i].error_id), 31);
+results.trace = await time((i) => getTrace(store, picks[i].upstream_trace_id ?? picks[i].trace_id), 31);
+results.storms = await time(() => findStorms(store, { since: now - 86_400_000, until: now + 1 }), 5);
 const page = results.search.last;
 console.log(`search first page: ${page.rows.length} rows of ${page.total}; storms in 24 h: ${results.storms.last.length}`);
 
@@ -77,7 +78,7 @@ const cliArgs = [
   '--db', dbPath, 'search', '--json',
   '--since', new Date(now - HOUR).toISOString(), '--until', new Date(now + 1).toISOString(), `code:${CODE}`,
 ];
-results.searchProcess = time(() => {
+results.searchProcess = await time(() => {
   const r = spawnSync(process.execPath, cliArgs, { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`aap-triage exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout).length;
@@ -112,8 +113,8 @@ const sh = (cmd) => {
 // First page, newest first = the last 50 matches of a time-ordered file. grep cannot compare
 // times, so it answers only "code X, newest 50" (a lower bound on the work); jq does the question.
 const since = now - HOUR;
-results.grep = time(() => sh(`LC_ALL=C grep -F '"code":"${CODE}"' '${jsonlPath}' | tail -n 50`), 3);
-results.jq = time(() => sh(`jq -c 'select(.code == "${CODE}" and .time >= ${since}) | .error_id' '${jsonlPath}' | tail -n 50`), 1);
+results.grep = await time(() => sh(`LC_ALL=C grep -F '"code":"${CODE}"' '${jsonlPath}' | tail -n 50`), 3);
+results.jq = await time(() => sh(`jq -c 'select(.code == "${CODE}" and .time >= ${since}) | .error_id' '${jsonlPath}' | tail -n 50`), 1);
 const jqIds = results.jq.last.trim().split('\n').map((l) => JSON.parse(l)).reverse();
 const sameRows = JSON.stringify(jqIds) === JSON.stringify(page.rows.map((r) => r.error_id));
 

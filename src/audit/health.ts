@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { healthFilePath } from './paths.js';
+import { healthFilePath, isPostgresUrl, redactPostgresUrl } from './paths.js';
 import type { AuditHealth } from './sink.js';
 
 /** What the health file holds. */
@@ -26,7 +26,9 @@ export interface AuditHealthFile extends AuditHealth {
   updatedAt: number;
 }
 
-const fallbackPrefix = (dbPath: string): string => `aap-triage-${createHash('sha256').update(resolve(dbPath)).digest('hex').slice(0, 16)}`;
+/** What names a store in file names: the absolute path, or the PostgreSQL URL without its password. */
+const storeKey = (dbPath: string): string => (isPostgresUrl(dbPath) ? redactPostgresUrl(dbPath) : resolve(dbPath));
+const fallbackPrefix = (dbPath: string): string => `aap-triage-${createHash('sha256').update(storeKey(dbPath)).digest('hex').slice(0, 16)}`;
 
 /** A service name as it appears in a file name: `[A-Za-z0-9._-]`, at most 64, `unnamed` for none. */
 export function serviceFileName(service: string | null): string {
@@ -39,6 +41,8 @@ const writerSuffix = (service: string | null, pid: number): string => `.health.$
 
 /** Where one writer (service, pid) writes its health: beside the database. */
 export function writerHealthFilePath(dbPath: string, service: string | null, pid: number): string {
+  // A PostgreSQL store has no folder: its writers report in the temp folder of their host.
+  if (isPostgresUrl(dbPath)) return fallbackHealthFilePath(dbPath, service, pid);
   return `${resolve(dbPath)}${writerSuffix(service, pid)}`;
 }
 
@@ -119,9 +123,9 @@ function filesStartingWith(folder: string, prefix: string): string[] {
  * first. [] when no writer has reported. Never throws.
  */
 export function readHealthRecords(dbPath: string): AuditHealthFile[] {
-  const db = resolve(dbPath);
+  const db = storeKey(dbPath);
   const files = [
-    ...filesStartingWith(dirname(db), `${basename(db)}.health.`),
+    ...(isPostgresUrl(db) ? [] : filesStartingWith(dirname(db), `${basename(db)}.health.`)),
     ...filesStartingWith(tmpdir(), `${fallbackPrefix(db)}.health.`),
   ];
   const latest = new Map<string, AuditHealthFile>();

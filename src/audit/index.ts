@@ -11,6 +11,8 @@ export type { SqliteAuditHealth, SqliteAuditSink } from './writer.js';
 export { AUDIT_SINK_DEFAULTS, DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from './options.js';
 export type { AuditSinkOptions } from './options.js';
 export { READER_BUSY_TIMEOUT_MS, UPGRADE_HINT, openAuditReader } from './reader.js';
+export { forgetInStore, openStoreReader, pruneStore, sqliteReader, truncatePostgresStore } from './store.js';
+export type { AuditDialect, AuditReader, SqlValue } from './store.js';
 export { AuditStoreError, PseudonymKeyError } from './errors.js';
 export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from './errors.js';
 export {
@@ -33,7 +35,7 @@ export { nativeModuleProblem } from './driver.js';
 export { readHealth, readHealthRecords } from './health.js';
 export type { AuditHealthFile } from './health.js';
 export type { AuditLogger } from './logger.js';
-export { DEFAULT_DB_PATH, resolveDbPath } from './paths.js';
+export { DEFAULT_DB_PATH, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from './paths.js';
 export { ISSUE_KEY_LENGTH, ISSUE_KEY_MIN_PREFIX, issueKey, issueKeyText, isIssueKeyPrefix } from './issue-key.js';
 export type { IssueKeyFields } from './issue-key.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from './labels.js';

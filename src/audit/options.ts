@@ -7,7 +7,10 @@ import type { AuditHealth } from './sink.js';
 
 /** Options of {@link openAuditSink}. Every field is optional; units are in the names. */
 export interface AuditSinkOptions {
-  /** Database file. @default `AAP_TRIAGE_DB`, else `./aap-triage.db` */
+  /**
+   * Database file, or a `postgres://` / `postgresql://` URL for the PostgreSQL store
+   * (credentials from the URL or the `PG*` variables). @default `AAP_TRIAGE_DB`, else `./aap-triage.db`
+   */
   path?: string;
   /** Rows per transaction: a batch is handed to the worker when this many are queued. @default 500 */
   batchSize?: number;
@@ -15,7 +18,11 @@ export interface AuditSinkOptions {
   flushIntervalMs?: number;
   /** Most rows queued or in flight; beyond it records are dropped, counted and a gap row written. @default 10000 */
   queueLimit?: number;
-  /** How long a transaction waits for another process's write lock, ms. @default 5000 */
+  /**
+   * SQLite: how long a transaction waits for another process's write lock. PostgreSQL: how long
+   * one batch keeps retrying (new connection, backoff) while the server is away before it is
+   * counted as failed and recorded in a gap row. ms. @default 5000
+   */
   busyTimeoutMs?: number;
   /** `service.name` for gap rows. @default the dropped events' own `service` */
   service?: string;

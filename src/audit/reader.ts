@@ -75,7 +75,7 @@ export function openReadOnly(path: string, allowOlder: boolean): { db: BetterSql
     throw new AuditStoreError(
       'missing',
       file,
-      `no audit database at ${file}: start an instrumented server (it creates one) or point --db / AAP_TRIAGE_DB at it`,
+      `no audit database at ${file} — start an instrumented server (it creates one) or point --db / AAP_TRIAGE_DB at it${existsSync(resolve('aap-triage-demo.db')) ? ' (the demo wrote ./aap-triage-demo.db: --db aap-triage-demo.db)' : ''}`,
     );
   }
   const Driver = loadDriver(file);

@@ -13,6 +13,9 @@ import { checkOptions } from './options.js';
 import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
+import { isPostgresUrl, redactPostgresUrl } from './paths.js';
+import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
+import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
 import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
@@ -52,11 +55,24 @@ interface Gap {
   count: number;
 }
 
+/**
+ * First lines of both workers' source. The bundle (dist/lib, scripts/bundle-lib.mjs) rewrites
+ * `require` inside the worker functions to rolldown's `__require` shim, which an eval worker
+ * does not have: it gets Node's own `require` under that name.
+ */
+const WORKER_PRELUDE = "'use strict';\nconst __require = require;\n";
+
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
 function workerSource(): string {
   // Both functions inline as expressions (a bundler may rename their declarations), and
   // `require` passed in (the library bundle rewrites free `require(…)` calls to its own shim).
   return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
+}
+
+/** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
+function pgWorkerSource(): string {
+  // By the functions' own names: a bundler may rename them.
+  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name} });\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {
@@ -93,15 +109,26 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   constructor(settings: Settings) {
     this.settings = settings;
-    this.path = settings.path;
+    // A PostgreSQL URL is shown (logs, health file) without its password.
+    const postgres = isPostgresUrl(settings.path);
+    this.path = postgres ? redactPostgresUrl(settings.path) : settings.path;
     this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
+    const driver = postgres ? 'pg' : 'better-sqlite3';
     let driverPath: string;
     try {
-      driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
+      driverPath = createRequire(import.meta.url).resolve(driver);
     } catch (error) {
-      this.fail(`better-sqlite3 cannot be found (${String((error as Error).message).split('\n')[0]}): run npm install`);
+      this.fail(`${driver} cannot be found (${String((error as Error).message).split('\n')[0]}): run npm install`);
       return;
     }
+    const pgInit: PgWorkerInit = {
+      url: settings.path,
+      driverPath,
+      retryForMs: settings.busyTimeoutMs,
+      migrations: PG_MIGRATIONS,
+      errorColumns: ERROR_EVENT_COLUMNS,
+      signal: this.signal,
+    };
     const init: WorkerInit = {
       path: settings.path,
       driverPath,
@@ -114,7 +141,9 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       signal: this.signal,
     };
     try {
-      this.worker = new Worker(workerSource(), { eval: true, workerData: init, name: 'aap-triage-audit-writer' });
+      this.worker = postgres
+        ? new Worker(pgWorkerSource(), { eval: true, workerData: pgInit, name: 'aap-triage-audit-writer-pg' })
+        : new Worker(workerSource(), { eval: true, workerData: init, name: 'aap-triage-audit-writer' });
     } catch (error) {
       this.fail(`cannot start the audit writer thread: ${String((error as Error).message)}`);
       return;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuditStoreError, loadPseudonymizer, openAuditReader, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
+import { AuditStoreError, isPostgresUrl, loadPseudonymizer, openStoreReader, redactPostgresUrl, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
 import type { Db, TimeWindow } from '../triage/index.js';
 import { shellWord } from './format.js';
 import { dbPathProblem, parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
@@ -136,12 +136,12 @@ export class CommandContext {
     return path;
   }
 
-  /** Opens the store read-only once per run; `AuditStoreError` becomes an exit-3 `CliError`. */
-  openDb(cmd: Command): Db {
+  /** Opens the store (SQLite or PostgreSQL) read-only once per run; `AuditStoreError` becomes an exit-3 `CliError`. */
+  async openDb(cmd: Command): Promise<Db> {
     if (this.db) return this.db;
     const path = this.storePath(cmd);
     try {
-      this.db = openAuditReader(path);
+      this.db = await openStoreReader(path);
       return this.db;
     } catch (error) {
       const cli = toCliError(error);
@@ -154,13 +154,10 @@ export class CommandContext {
   }
 
   /** Closes the store if a command opened it. */
-  close(): void {
-    try {
-      this.db?.close();
-    } catch {
-      // already closed
-    }
+  async close(): Promise<void> {
+    const db = this.db;
     this.db = undefined;
+    await db?.close().catch(() => undefined);
   }
 
   /**
@@ -198,7 +195,8 @@ export class CommandContext {
     const add = (flag: string, value: string | undefined) => {
       if (value !== undefined) parts.push(flag, shellWord(value));
     };
-    add('--db', g.db);
+    // A PostgreSQL URL is repeated without its password (PGPASSWORD or ~/.pgpass supplies it).
+    add('--db', g.db !== undefined && isPostgresUrl(g.db) ? redactPostgresUrl(g.db) : g.db);
     add('--key-file', g.keyFile);
     if (options.window !== false) {
       add('--since', g.since);

@@ -49,6 +49,6 @@ export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<num
     full.stderr.write(`aap-triage: unexpected error: ${text}${e?.code ? ` (${String(e.code)})` : ''} — please report it with the command you ran\n`);
     return EXIT.ENV;
   } finally {
-    ctx.close();
+    await ctx.close();
   }
 }

@@ -6,8 +6,8 @@
  * `--keep-serving` leaves the dealer agents running until Ctrl+C and prints their URLs.
  */
 import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { openAuditReader } from '../triage/store.js';
+import { relative } from 'node:path';
+import { AuditStoreError, isPostgresUrl, openStoreReader, resolveDbPath, storeLabel } from '../triage/store.js';
 import { computeStats, searchErrors } from '../triage/index.js';
 import { personas } from './buyers/personas.js';
 import { AAP_EXTENSION_URI, A2A_VERSION, DEMO_DEFAULTS } from './constants.js';
@@ -57,24 +57,27 @@ const ALL_TIME = { since: 0, until: Number.MAX_SAFE_INTEGER } as const;
  * time; `computeStats` for the traffic counters, which carry no query).
  * Returns a one-line reason when it must not be removed, or null.
  */
-export function notADemoDatabase(dbPath: string): string | null {
-  if (!existsSync(dbPath)) return null;
+export async function notADemoDatabase(dbPath: string): Promise<string | null> {
+  if (!isPostgresUrl(dbPath) && !existsSync(dbPath)) return null;
+  const label = storeLabel(dbPath);
   const demoServices = `${DEMO_DEFAULTS.aapService},${DEMO_DEFAULTS.dmc12Service}`;
   try {
-    const db = openAuditReader(dbPath);
+    const db = await openStoreReader(dbPath);
     try {
-      const other = searchErrors(db, `-service:${demoServices}`, ALL_TIME, { limit: 1, skipTotal: true }).rows[0];
-      if (other) return `${dbPath} holds audit rows of service '${other.service}', not only the demo's`;
+      const other = (await searchErrors(db, `-service:${demoServices}`, ALL_TIME, { limit: 1, skipTotal: true })).rows[0];
+      if (other) return `${label} holds audit rows of service '${other.service}', not only the demo's`;
       // Traffic counters cannot be asked per service; a store with calls but not one demo error
       // (every demo run records some within its first second) is someone else's.
-      const demoError = searchErrors(db, `service:${demoServices}`, ALL_TIME, { limit: 1, skipTotal: true }).rows[0];
-      if (!demoError && computeStats(db, null, ALL_TIME).traffic !== null) return `${dbPath} holds traffic counters but no demo errors`;
+      const demoError = (await searchErrors(db, `service:${demoServices}`, ALL_TIME, { limit: 1, skipTotal: true })).rows[0];
+      if (!demoError && (await computeStats(db, null, ALL_TIME)).traffic !== null) return `${label} holds traffic counters but no demo errors`;
       return null;
     } finally {
-      db.close();
+      await db.close();
     }
   } catch (err) {
-    return `${dbPath} exists and is not a demo audit database (${(err as Error).message.split('\n')[0]})`;
+    // A PostgreSQL database without the audit schema yet is a fine place for a demo.
+    if (err instanceof AuditStoreError && err.kind === 'missing') return null;
+    return `${label} exists and is not a demo audit database (${(err as Error).message.split('\n')[0]})`;
   }
 }
 
@@ -82,9 +85,11 @@ export function notADemoDatabase(dbPath: string): string | null {
 export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): Promise<number> {
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
-  const dbLabel = options.db ?? DEMO_DEFAULTS.dbPath;
-  const dbPath = resolve(dbLabel);
-  const refuse = notADemoDatabase(dbPath);
+  const typed = options.db ?? DEMO_DEFAULTS.dbPath;
+  const dbPath = resolveDbPath(typed);
+  // What the demo prints: never a PostgreSQL password.
+  const dbLabel = isPostgresUrl(typed) ? storeLabel(typed) : typed;
+  const refuse = await notADemoDatabase(dbPath);
   if (refuse) {
     io.stderr.write(`aap-triage: ${refuse} — the demo replaces its database; pass another --db\n`);
     return EXIT.USAGE;
@@ -127,7 +132,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
     // With the servers still up, the traffic counters reach the store on their next periodic flush.
     if (options.keepServing) await new Promise((r) => setTimeout(r, DEMO_DEFAULTS.trafficFlushIntervalMs + DEMO_DEFAULTS.trafficFlushSlackMs));
     const window = { since: run.startedAt - DEMO_DEFAULTS.analysisMarginMs, until: Date.now() + DEMO_DEFAULTS.analysisMarginMs };
-    const analysis = analyseDemo(run.dbPath, run.roster, window);
+    const analysis = await analyseDemo(run.dbPath, run.roster, window);
     const label = relativeLabel(dbLabel, dbPath);
     const interactive = await isInteractive(io);
 
@@ -169,6 +174,7 @@ async function isInteractive(io: DemoIo): Promise<boolean> {
 }
 
 function relativeLabel(typed: string, abs: string): string {
+  if (isPostgresUrl(abs)) return typed;
   const rel = relative(process.cwd(), abs);
   return typed.startsWith('/') || rel.startsWith('..') ? abs : rel.startsWith('.') ? rel : `./${rel}`;
 }

@@ -1,11 +1,11 @@
 /**
  * What the demo shows without a terminal UI: the errors recorded per protocol and code, the
  * retry storms found (with the buyer behind each pseudonym), the incident draft for the worst
- * storm, and the commands to explore further. Opens the store as the CLI does (`openAuditReader`
+ * storm, and the commands to explore further. Opens the store as the CLI does (`openStoreReader`
  * from `src/triage/store`, read-only) and reads it only through `src/triage` (DESIGN §3: the demo
  * uses the public entry points).
  */
-import { openAuditReader } from '../triage/store.js';
+import { openStoreReader } from '../triage/store.js';
 import { codeInfoFor, computeStats, draftIncident, findStorms, shortClient, type IncidentDraft, type StormEpisode, type TimeWindow } from '../triage/index.js';
 import type { Persona } from './buyers/personas.js';
 import { buyerNamesByClient } from './buyer-names.js';
@@ -20,7 +20,7 @@ export interface DemoStorm {
 
 /** The demo's findings. */
 export interface DemoAnalysis {
-  /** Error rows per protocol and code, most frequent first (`computeStats(…).byCode`). */
+  /** Error rows per protocol and code, most frequent first (`(await computeStats(…)).byCode`). */
   codes: Array<{ protocol: string; code: string; count: number }>;
   /** Error rows in the window. */
   errors: number;
@@ -32,16 +32,16 @@ export interface DemoAnalysis {
 }
 
 /** Reads the demo database: codes, storms in `window`, and the draft for the worst storm. */
-export function analyseDemo(dbPath: string, roster: readonly Persona[], window: TimeWindow): DemoAnalysis {
+export async function analyseDemo(dbPath: string, roster: readonly Persona[], window: TimeWindow): Promise<DemoAnalysis> {
   const names = buyerNamesByClient(dbPath, roster);
-  const db = openAuditReader(dbPath);
+  const db = await openStoreReader(dbPath);
   try {
-    const stats = computeStats(db, null, window);
+    const stats = await computeStats(db, null, window);
     const codes = stats.byCode.map((c) => ({ protocol: c.protocol, code: c.key, count: c.count }));
-    const storms = findStorms(db, window).map((episode) => ({ episode, buyer: names.get(episode.client) }));
+    const storms = (await findStorms(db, window)).map((episode) => ({ episode, buyer: names.get(episode.client) }));
     const healthyFlagged = [...new Map(storms.filter((s) => s.buyer?.kind === 'healthy').map((s) => [s.buyer?.name, s.buyer as Persona])).values()];
     const worstStorm = [...storms].sort((a, b) => b.episode.retries - a.episode.retries)[0];
-    const draft = worstStorm ? draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }, { extensionUri: AAP_EXTENSION_URI }) : undefined;
+    const draft = worstStorm ? await draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }, { extensionUri: AAP_EXTENSION_URI }) : undefined;
     return {
       codes,
       errors: stats.errors,
@@ -50,7 +50,7 @@ export function analyseDemo(dbPath: string, roster: readonly Persona[], window: 
       worst: worstStorm && draft ? { storm: worstStorm, draft } : undefined,
     };
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

@@ -6,9 +6,9 @@
  * triage functions the CLI and TUI use.
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { loadPseudonymizer } from '../audit/index.js';
+import { isPostgresUrl, loadPseudonymizer, resolveDbPath, storeLabel, truncatePostgresStore } from '../audit/index.js';
 import { createTriage } from '../instrument/index.js';
 import type { Triage } from '../instrument/index.js';
 import { personas, type Persona } from './buyers/personas.js';
@@ -54,7 +54,9 @@ export interface DemoTraffic {
 }
 
 /** Removes an old demo database and its companions (not its key file). Returns true if one existed. */
-export function removeOldDatabase(dbPath: string): boolean {
+export async function removeOldDatabase(dbPath: string): Promise<boolean> {
+  // A PostgreSQL demo store keeps its tables; only its rows go.
+  if (isPostgresUrl(dbPath)) return truncatePostgresStore(dbPath);
   // Health files are one per writing service and process: `<db>.health.<service>.<pid>.json`.
   let health: string[] = [];
   try {
@@ -75,10 +77,10 @@ export function removeOldDatabase(dbPath: string): boolean {
  * `keepServing`) the servers are closed and the audit store flushed.
  */
 export async function runDemoTraffic(options: DemoTrafficOptions = {}): Promise<DemoTraffic> {
-  const dbPath = resolve(options.dbPath ?? DEMO_DEFAULTS.dbPath);
+  const dbPath = resolveDbPath(options.dbPath ?? DEMO_DEFAULTS.dbPath);
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
-  if (removeOldDatabase(dbPath)) options.onNotice?.(`removed the old demo database ${dbPath}`);
+  if (await removeOldDatabase(dbPath)) options.onNotice?.(`removed the old demo database ${storeLabel(dbPath)}`);
 
   // What a dealer's own OpenTelemetry setup provides: spans with real trace ids (no exporter).
   const tracerProvider = new NodeTracerProvider();

@@ -46,9 +46,18 @@ export function createTriage(options?: TriageOptions): Triage {
 
   // Without a meter provider of its own (no NodeSDK, no `register`), honour OTEL_METRICS_EXPORTER
   // the way the SDK would (issue 8); with one registered, this starts nothing. The SDK modules
-  // are loaded only when the variable asks for an export.
-  const metricsExport: MetricsExport | null =
-    !o.meterProvider && wantsMetricsExport() ? safe.call('metrics-export', () => startMetricsExportFromEnv({ serviceName: core.service }), null) : null;
+  // are loaded only when the variable asks for an export. Started one turn of the event loop
+  // later: a host that creates the triage first and starts its own NodeSDK next (same start-up
+  // code) is then in charge, with no duplicate registration and no second exporter on its port.
+  let metricsExport: MetricsExport | null = null;
+  let exportTimer: NodeJS.Timeout | null = null;
+  if (!o.meterProvider && wantsMetricsExport()) {
+    exportTimer = setTimeout(() => {
+      exportTimer = null;
+      metricsExport = safe.call('metrics-export', () => startMetricsExportFromEnv({ serviceName: core.service }), null);
+      followGlobalMeter();
+    }, 0);
+  }
   followGlobalMeter();
 
   const observe = (req: IncomingMessage, res: ServerResponse, bind: boolean): ExchangeErrors | null => {
@@ -105,7 +114,9 @@ export function createTriage(options?: TriageOptions): Triage {
     shutdown() {
       closing ??= (async () => {
         await handle.shutdown();
-        if (metricsExport) await safe.callAsync('metrics-export', () => metricsExport.shutdown());
+        if (exportTimer) clearTimeout(exportTimer);
+        const started = metricsExport as MetricsExport | null;
+        if (started) await safe.callAsync('metrics-export', () => started.shutdown());
       })();
       return closing;
     },

@@ -6,7 +6,7 @@
  */
 import type { ClientLabel } from '../audit/labels.js';
 import { looksLikePseudonym, looksLikePseudonymPrefix, type QueryPseudonymizer } from './compile.js';
-import { prepared, type Db } from './rows.js';
+import type { Db } from './rows.js';
 import type { TimeWindow } from './time.js';
 
 export type { ClientLabel } from '../audit/labels.js';
@@ -32,8 +32,8 @@ export function formatClient(client: string | null | undefined, labels?: ClientL
 }
 
 /** Every stored label. Read-only. */
-export function loadClientLabels(db: Db): Map<string, ClientLabel> {
-  const rows = prepared(db, 'SELECT client, name, contact, updated_at FROM client_labels').all() as ClientLabel[];
+export async function loadClientLabels(db: Db): Promise<Map<string, ClientLabel>> {
+  const rows = await db.all<ClientLabel>('SELECT client, name, contact, updated_at FROM client_labels');
   return new Map(rows.map((r) => [r.client, r]));
 }
 
@@ -59,16 +59,18 @@ export interface ClientSummary {
  * Client pseudonyms with traffic in the window (from `traffic`), most requests first. Calls
  * without a credential are one entry with client ''. Read-only.
  */
-export function listClients(db: Db, window: TimeWindow, labels: ClientLabels = loadClientLabels(db)): ClientSummary[] {
-  const rows = prepared(
-    db,
+export async function listClients(db: Db, window: TimeWindow, labels?: ClientLabels): Promise<ClientSummary[]> {
+  labels ??= await loadClientLabels(db);
+  const known = labels;
+  const rows = await db.all<Omit<ClientSummary, 'label' | 'display' | 'error_rate' | 'retry_ratio'>>(
     `SELECT client, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries, MIN(minute) AS first_seen, MAX(minute) AS last_seen
        FROM traffic WHERE minute >= ? AND minute < ? GROUP BY client ORDER BY requests DESC, client`,
-  ).all(window.since - (window.since % 60_000), window.until) as Omit<ClientSummary, 'label' | 'display' | 'error_rate' | 'retry_ratio'>[];
+    [window.since - (window.since % 60_000), window.until],
+  );
   return rows.map((r) => ({
     client: r.client,
-    label: labels.get(r.client) ?? null,
-    display: formatClient(r.client, labels),
+    label: known.get(r.client) ?? null,
+    display: formatClient(r.client, known),
     requests: r.requests,
     errors: r.errors,
     retries: r.retries,
@@ -86,7 +88,7 @@ export type ClientRef =
   | { kind: 'unknown' };
 
 /** Known pseudonyms starting with `prefix` (errors, labels, the last 30 days of traffic), at most `limit`. */
-function pseudonymsStartingWith(db: Db, prefix: string, now: number, limit: number): string[] {
+async function pseudonymsStartingWith(db: Db, prefix: string, now: number, limit: number): Promise<string[]> {
   const upper = `${prefix}~`;
   const found = new Set<string>();
   const sql = [
@@ -94,9 +96,9 @@ function pseudonymsStartingWith(db: Db, prefix: string, now: number, limit: numb
     'SELECT client AS c FROM client_labels WHERE client >= ? AND client < ? LIMIT ?',
     'SELECT DISTINCT client AS c FROM traffic WHERE minute >= ? AND client >= ? AND client < ? LIMIT ?',
   ];
-  for (const r of prepared(db, sql[0]!).all(prefix, upper, limit) as { c: string }[]) found.add(r.c);
-  for (const r of prepared(db, sql[1]!).all(prefix, upper, limit) as { c: string }[]) found.add(r.c);
-  for (const r of prepared(db, sql[2]!).all(now - 30 * 86_400_000, prefix, upper, limit) as { c: string }[]) found.add(r.c);
+  for (const r of await db.all<{ c: string }>(sql[0]!, [prefix, upper, limit])) found.add(r.c);
+  for (const r of await db.all<{ c: string }>(sql[1]!, [prefix, upper, limit])) found.add(r.c);
+  for (const r of await db.all<{ c: string }>(sql[2]!, [now - 30 * 86_400_000, prefix, upper, limit])) found.add(r.c);
   return [...found].sort().slice(0, limit);
 }
 
@@ -108,10 +110,10 @@ function pseudonymsStartingWith(db: Db, prefix: string, now: number, limit: numb
  * - else, with a key, the credential's pseudonym under the current key; without one, `unknown`.
  * Read-only.
  */
-export function resolveClient(db: Db, value: string, pseudonymizer: QueryPseudonymizer | null, now: number = Date.now()): ClientRef {
+export async function resolveClient(db: Db, value: string, pseudonymizer: QueryPseudonymizer | null, now: number = Date.now()): Promise<ClientRef> {
   if (looksLikePseudonym(value)) return { kind: 'pseudonym', client: value };
   if (looksLikePseudonymPrefix(value)) {
-    const matches = pseudonymsStartingWith(db, value, now, 5);
+    const matches = await pseudonymsStartingWith(db, value, now, 5);
     if (matches.length === 1) return { kind: 'prefix', client: matches[0]! };
     if (matches.length > 1) return { kind: 'ambiguous', matches };
   }

@@ -141,9 +141,10 @@ function termSql(term: QueryTerm, ctx: CompileContext): { sql: string; params: (
   }
   switch (term.field) {
     case 'text': {
-      const v = likeEscape(term.values[0] ?? '');
+      // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+      const v = likeEscape((term.values[0] ?? '').toLowerCase());
       return {
-        sql: `(code LIKE ? ESCAPE '\\' OR IFNULL(skill, '') LIKE ? ESCAPE '\\' OR rpc_method LIKE ? ESCAPE '\\')`,
+        sql: `(lower(code) LIKE ? ESCAPE '\\' OR lower(COALESCE(skill, '')) LIKE ? ESCAPE '\\' OR lower(rpc_method) LIKE ? ESCAPE '\\')`,
         params: [v, v, v],
         nullable: null,
       };
@@ -160,8 +161,8 @@ function termSql(term: QueryTerm, ctx: CompileContext): { sql: string; params: (
       // Flags are a closed set of identifiers stored as a JSON array of strings, so the quoted
       // name is an exact element match.
       return {
-        sql: `(${term.values.map(() => 'instr(retry_flags, ?) > 0').join(' OR ')})`,
-        params: term.values.map((v) => JSON.stringify(v)),
+        sql: `(${term.values.map(() => "retry_flags LIKE ? ESCAPE '\\'").join(' OR ')})`,
+        params: term.values.map((v) => likeEscape(JSON.stringify(v))),
         nullable: null,
       };
     }
@@ -183,8 +184,8 @@ function termSql(term: QueryTerm, ctx: CompileContext): { sql: string; params: (
     case 'subject': {
       const values = pseudonymValues(term, 'subject', ctx);
       const p = placeholders(values.length);
-      // IFNULL: a row without a subject is kept by `-subject:x`, as other excluded values keep NULLs.
-      return { sql: `(IFNULL(subject, '') IN (${p}) OR IFNULL(subject_alt, '') IN (${p}))`, params: [...values, ...values], nullable: null };
+      // COALESCE: a row without a subject is kept by `-subject:x`, as other excluded values keep NULLs.
+      return { sql: `(COALESCE(subject, '') IN (${p}) OR COALESCE(subject_alt, '') IN (${p}))`, params: [...values, ...values], nullable: null };
     }
     case 'idempotency': {
       const values = pseudonymValues(term, term.field, ctx);

@@ -2,7 +2,7 @@ import type { ErrorEvent } from '../protocol/error-event.js';
 import { RETRY_WINDOW_MS } from '../protocol/index.js';
 import type { CodeInfo } from '../protocol/types.js';
 import { codeInfoFor } from './codes.js';
-import { ERROR_EVENT_SELECT, prepared, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
+import { ERROR_EVENT_SELECT, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
 
 /** One error with what an operator needs next to it (the Detail view, `aap-triage show`). */
 export interface ErrorDetail {
@@ -39,32 +39,32 @@ export interface DetailOptions {
  * The fingerprint lookup is bounded to the same client and ±`fingerprintWindowMs` so it stays an
  * index range scan on large stores (retries of one call come from one client, DESIGN §6).
  */
-export function getError(db: Db, errorId: string, options: DetailOptions = {}): ErrorDetail | undefined {
-  const rec = prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`).get(errorId) as ErrorEventRecord | undefined;
+export async function getError(db: Db, errorId: string, options: DetailOptions = {}): Promise<ErrorDetail | undefined> {
+  const rec = await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId]);
   if (!rec) return undefined;
   const error = toErrorEvent(rec);
   const limit = options.relatedLimit ?? 20;
   const span = options.fingerprintWindowMs ?? RETRY_WINDOW_MS;
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
-  const sameTrace = traceIds.length ? getTrace(db, traceIds, limit + 1).filter((r) => r.error_id !== errorId).slice(0, limit) : [];
+  const sameTrace = traceIds.length ? (await getTrace(db, traceIds, limit + 1)).filter((r) => r.error_id !== errorId).slice(0, limit) : [];
   let sameFingerprint: ErrorEvent[] = [];
   let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
     // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
-    const match = `client IS ? AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
-    const args = [error.client, error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId] as const;
-    const here = [error.occurred_at, error.occurred_at, errorId] as const;
+    const match = `${error.client === null ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
+    const args = [...(error.client === null ? [] : [error.client]), error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId];
+    const here = [error.occurred_at, error.occurred_at, errorId];
     const before = (
-      prepared(
-        db,
+      await db.all<ErrorEventRecord>(
         `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?)) ORDER BY occurred_at DESC, error_id DESC LIMIT ?`,
-      ).all(...args, ...here, limit) as ErrorEventRecord[]
+        [...args, ...here, limit],
+      )
     ).map(toErrorEvent);
     const after = (
-      prepared(
-        db,
+      await db.all<ErrorEventRecord>(
         `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at, error_id LIMIT ?`,
-      ).all(...args, ...here, limit) as ErrorEventRecord[]
+        [...args, ...here, limit],
+      )
     ).map(toErrorEvent);
     // Half the rows on each side; a side with fewer leaves its share to the other.
     const nBefore = Math.min(before.length, Math.max(Math.ceil(limit / 2), limit - after.length));
@@ -73,7 +73,7 @@ export function getError(db: Db, errorId: string, options: DetailOptions = {}): 
     sameFingerprintCount =
       before.length < limit && after.length < limit
         ? before.length + after.length
-        : (prepared(db, `SELECT COUNT(*) FROM error_events WHERE ${match}`).pluck().get(...args) as number);
+        : ((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${match}`, args))?.n ?? 0);
   }
   return {
     error,
@@ -89,7 +89,7 @@ export function getError(db: Db, errorId: string, options: DetailOptions = {}): 
  * Every error whose `trace_id` or `upstream_trace_id` is one of `traceIds`, oldest first
  * (`aap-triage trace`). At most `limit` rows (default 1000).
  */
-export function getTrace(db: Db, traceIds: string | readonly string[], limit = 1000): ErrorEvent[] {
+export async function getTrace(db: Db, traceIds: string | readonly string[], limit = 1000): Promise<ErrorEvent[]> {
   const ids = typeof traceIds === 'string' ? [traceIds] : [...new Set(traceIds)];
   if (ids.length === 0) return [];
   const p = ids.map(() => '?').join(',');
@@ -97,5 +97,5 @@ export function getTrace(db: Db, traceIds: string | readonly string[], limit = 1
   const sql = `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE trace_id IN (${p})
                UNION SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE upstream_trace_id IN (${p})
                ORDER BY occurred_at, error_id LIMIT ?`;
-  return (prepared(db, sql).all(...ids, ...ids, limit) as ErrorEventRecord[]).map(toErrorEvent);
+  return (await db.all<ErrorEventRecord>(sql, [...ids, ...ids, limit])).map(toErrorEvent);
 }

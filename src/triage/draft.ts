@@ -2,13 +2,13 @@ import { renderDocumentText, type IncidentDocument } from '../incident/index.js'
 import { compileQuery } from './compile.js';
 import { codeInfoFor } from './codes.js';
 import type { Query } from './query.js';
-import { prepared, type Db } from './rows.js';
+import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
 import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
 import { findStormById, stormWhere, type StormEpisode } from './storms.js';
 import { retriedAnswers, summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
 import { loadClientLabels, NO_CREDENTIAL, shortClient as shortClientId, type ClientLabel, type ClientLabels } from './clients.js';
-import type { RetryFlag } from '../protocol/error-event.js';
+import { RETRY_FLAGS, type RetryFlag } from '../protocol/error-event.js';
 import type { TimeWindow } from './time.js';
 import { traceLink } from './trace-link.js';
 
@@ -165,7 +165,7 @@ function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
 /** `A, B` of distinct codes, or `—` when none could be traced. */
 const codeList = (codes: readonly string[]): string => (codes.length ? distinct(codes).join(', ') : 'codes not found in the store');
 
-function requestedActions(db: Db, where: string, params: readonly (string | number)[], summary: ErrorSummary, retryRatio: number | null, th: StormThresholds, extensionUri: string | undefined): RequestedAction[] {
+function requestedActions(traced: Readonly<Record<RetryFlag, readonly string[]>>, summary: ErrorSummary, retryRatio: number | null, th: StormThresholds, extensionUri: string | undefined): RequestedAction[] {
   const out: RequestedAction[] = [];
   const add = (codes: string[], text: (list: string) => string): void => {
     out.push({ codes: distinct(codes), text: text(codeList(codes)) });
@@ -181,8 +181,8 @@ function requestedActions(db: Db, where: string, params: readonly (string | numb
   if (version) add([version.code], (c) => `Send the A2A-Version header with a version we serve (1.0) on every call (${c}, -32009); an absent header reads as 0.3.`);
   // A retry's own code may differ from the answer it retried: name the answers' codes.
   const answered = (flag: RetryFlag): string[] => {
-    const traced = retriedAnswers(db, where, params, flag).map((a) => a.code);
-    return traced.length ? traced : summary.codes.filter((b) => b.flags[flag] > 0 && (flag !== 'retried_non_retryable' || b.retryable === false)).map((b) => b.code);
+    const codes = traced[flag];
+    return codes.length ? [...codes] : summary.codes.filter((b) => b.flags[flag] > 0 && (flag !== 'retried_non_retryable' || b.retryable === false)).map((b) => b.code);
   };
   if (summary.flags.retried_non_retryable) {
     add(answered('retried_non_retryable'), (c) => `Stop retrying answers marked retryable=false (${c}); fix the request instead (see each code above).`);
@@ -205,7 +205,7 @@ function requestedActions(db: Db, where: string, params: readonly (string | numb
   return out;
 }
 
-function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): { requests: number; retries: number } | null {
+async function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): Promise<{ requests: number; retries: number } | null> {
   if (clients.length === 0) return null;
   const params: (string | number)[] = [window.since - (window.since % 60_000), window.until, ...clients];
   let sql = `SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(retries) AS retries FROM traffic WHERE minute >= ? AND minute < ? AND client IN (${clients.map(() => '?').join(',')})`;
@@ -213,8 +213,8 @@ function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: strin
     sql += ` AND skill IN (${skills.map(() => '?').join(',')})`;
     params.push(...skills);
   }
-  const r = prepared(db, sql).get(...params) as { n: number; requests: number | null; retries: number | null };
-  return r.n === 0 ? null : { requests: r.requests ?? 0, retries: r.retries ?? 0 };
+  const r = await db.get<{ n: number; requests: number | null; retries: number | null }>(sql, params);
+  return !r || r.n === 0 ? null : { requests: r.requests ?? 0, retries: r.retries ?? 0 };
 }
 
 /**
@@ -222,7 +222,7 @@ function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: strin
  * selects nothing (unknown storm id, no matching errors). Throws `QuerySyntaxError` for a bad
  * query. Only the audit store is read, so the draft is as PII-free as the store.
  */
-export function buildIncident(db: Db, source: DraftSource, options: DraftOptions = {}): IncidentFacts | undefined {
+export async function buildIncident(db: Db, source: DraftSource, options: DraftOptions = {}): Promise<IncidentFacts | undefined> {
   const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
   const now = options.now ?? Date.now();
   let storm: StormEpisode | undefined;
@@ -230,7 +230,7 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
   let params: (string | number)[];
   let window: TimeWindow;
   if (source.kind === 'storm') {
-    storm = findStormById(db, source.id, { thresholds: th });
+    storm = await findStormById(db, source.id, { thresholds: th });
     if (!storm) return undefined;
     ({ where, params } = stormWhere(storm));
     window = { since: storm.start, until: storm.end };
@@ -245,7 +245,7 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
     params = ids;
     window = { since: 0, until: 0 };
   }
-  const summary = summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  const summary = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
   if (summary.errors === 0 || summary.first === null || summary.last === null) return undefined;
   if (source.kind !== 'storm') window = { since: summary.first, until: summary.last + 1 };
   let requests: number | null;
@@ -254,15 +254,19 @@ export function buildIncident(db: Db, source: DraftSource, options: DraftOptions
     requests = storm.requests;
     retries = storm.retries;
   } else {
-    const t = trafficFor(db, window, summary.clients, summary.skills);
+    const t = await trafficFor(db, window, summary.clients, summary.skills);
     requests = t ? Math.max(t.requests, summary.errors) : null;
     retries = t ? t.retries : null;
   }
   const retryRatio = requests ? (retries ?? 0) / requests : null;
-  const labels = options.labels ?? loadClientLabels(db);
+  const labels = options.labels ?? (await loadClientLabels(db));
   const clients = storm ? [storm.client] : summary.clients;
   const clientLabels = clients.flatMap((c) => labels.get(c) ?? []);
-  const actions = requestedActions(db, where, params, summary, retryRatio, th, options.extensionUri);
+  // The answers each flagged retry retried (read here: requestedActions itself is pure).
+  const traced = Object.fromEntries(
+    await Promise.all(RETRY_FLAGS.map(async (f) => [f, summary.flags[f] ? (await retriedAnswers(db, where, params, f)).map((a) => a.code) : []] as const)),
+  ) as Record<RetryFlag, string[]>;
+  const actions = requestedActions(traced, summary, retryRatio, th, options.extensionUri);
   const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${summary.codes.map((c) => c.code).slice(0, 3).join(', ')})` }];
   if (storm) {
     timeline.push({ at: storm.start, text: `storm begins (${storm.reasons.join(', ')})` });
@@ -443,8 +447,8 @@ export function renderIncidentMarkdown(f: IncidentFacts): string {
  * An incident draft (subject, text, Markdown, facts) for a storm, a query or error ids;
  * undefined when the source selects nothing. See `buildIncident`; `buildIncidentEml` makes the .eml.
  */
-export function draftIncident(db: Db, source: DraftSource, options: DraftOptions = {}): IncidentDraft | undefined {
-  const facts = buildIncident(db, source, options);
+export async function draftIncident(db: Db, source: DraftSource, options: DraftOptions = {}): Promise<IncidentDraft | undefined> {
+  const facts = await buildIncident(db, source, options);
   if (!facts) return undefined;
   return { subject: incidentSubject(facts), text: renderIncidentText(facts), markdown: renderIncidentMarkdown(facts), facts };
 }

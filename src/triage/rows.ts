@@ -1,8 +1,9 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { ErrorEvent, RetryFlag, Violation } from '../protocol/error-event.js';
+import { RETRY_FLAGS } from '../protocol/error-event.js';
 import { ERROR_EVENT_COLUMNS } from '../audit/schema.js';
+import type { AuditReader } from '../audit/store.js';
 
-/** The `error_events` row as SQLite returns it (retryable 1/0/NULL, JSON arrays as TEXT). */
+/** The `error_events` row as the store returns it (retryable 1/0/NULL, JSON arrays as TEXT). */
 export type ErrorEventRecord = Omit<ErrorEvent, 'retryable' | 'retry_flags' | 'violations' | 'conformance'> & {
   retryable: number | null;
   retry_flags: string;
@@ -34,24 +35,25 @@ export function toErrorEvent(r: ErrorEventRecord): ErrorEvent {
   };
 }
 
-/** A better-sqlite3 connection (read-only for every triage function). */
-export type Db = BetterSqlite3.Database;
-type Statement = BetterSqlite3.Statement;
+/**
+ * The audit store a triage function reads: SQLite or PostgreSQL behind one Promise-returning
+ * interface (`openStoreReader`); triage never knows which. Only portable SQL is sent to it.
+ */
+export type Db = AuditReader;
 
-const cache = new WeakMap<Db, Map<string, Statement>>();
+/** Escapes `\\`, `%` and `_` for `LIKE ? ESCAPE '\\'` and wraps the value in `%…%`. */
+export const likeContains = (v: string): string => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** Prepares `sql` once per connection (the TUI re-runs the same queries every refresh). */
-export function prepared(db: Db, sql: string): Statement {
-  let m = cache.get(db);
-  if (!m) {
-    m = new Map();
-    cache.set(db, m);
-  }
-  let st = m.get(sql);
-  if (!st) {
-    st = db.prepare(sql);
-    if (m.size > 200) m.clear();
-    m.set(sql, st);
-  }
-  return st;
+/**
+ * SELECT-list terms `flag_0 … flag_n` counting rows per retry flag (in `RETRY_FLAGS` order),
+ * with {@link FLAG_COUNT_PARAMS} bound first. Flags are a closed set of identifiers stored as a
+ * JSON array of strings, so `LIKE '%"no_backoff"%'` is an exact element match on both engines.
+ */
+export const FLAG_COUNT_SELECT = RETRY_FLAGS.map((_, i) => `SUM(CASE WHEN retry_flags LIKE ? ESCAPE '\\' THEN 1 ELSE 0 END) AS flag_${i}`).join(', ');
+/** The parameters of {@link FLAG_COUNT_SELECT}. */
+export const FLAG_COUNT_PARAMS: readonly string[] = RETRY_FLAGS.map((f) => likeContains(JSON.stringify(f)));
+
+/** The per-flag counts of a row selected with {@link FLAG_COUNT_SELECT} (NULL sums as 0). */
+export function flagCounts(row: Record<string, unknown>): [RetryFlag, number][] {
+  return RETRY_FLAGS.map((f, i) => [f, Number(row[`flag_${i}`] ?? 0)]);
 }

@@ -1,7 +1,7 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { compileQuery, type QueryPseudonymizer } from './compile.js';
 import { parseQuery, type Query } from './query.js';
-import { ERROR_EVENT_SELECT, prepared, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
+import { ERROR_EVENT_SELECT, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
 import type { TimeWindow } from './time.js';
 
 /** Options shared by the query-driven triage functions. */
@@ -50,7 +50,8 @@ function orderBy(sort: ErrorSort | undefined): string {
   if (!sort || sort.by === 'time') return sort && !sort.descending ? 'occurred_at ASC, error_id ASC' : 'occurred_at DESC, error_id DESC';
   const column = SORT_COLUMN[sort.by];
   if (!column) throw new RangeError(`sort.by must be one of ${Object.keys(SORT_COLUMN).join(', ')}; got ${String(sort.by)}`);
-  return `${column} ${sort.descending ? 'DESC' : 'ASC'}, occurred_at DESC, error_id DESC`;
+  // NULLs first going up and last going down on both stores (SQLite's own order; PostgreSQL's is the reverse).
+  return `${column} ${sort.descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}, occurred_at DESC, error_id DESC`;
 }
 
 /** A page of search results, newest first. */
@@ -79,23 +80,23 @@ const clampInt = (v: number | undefined, dflt: number, min: number, max: number)
  * `aap-triage search` and the TUI's Errors view. Throws `QuerySyntaxError` for a bad query,
  * `RangeError` for an unknown sort key.
  */
-export function searchErrors(db: Db, query: Query | string | null, window: TimeWindow, options: SearchOptions = {}): SearchResult {
+export async function searchErrors(db: Db, query: Query | string | null, window: TimeWindow, options: SearchOptions = {}): Promise<SearchResult> {
   const q = asQuery(query);
   const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
   const limit = clampInt(options.limit, 50, 1, 10_000);
   const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   const rows = (
-    prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY ${orderBy(options.sort)} LIMIT ? OFFSET ?`).all(
+    await db.all<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY ${orderBy(options.sort)} LIMIT ? OFFSET ?`, [
       ...c.params,
       limit,
       offset,
-    ) as ErrorEventRecord[]
+    ])
   ).map(toErrorEvent);
   const total = options.skipTotal
     ? -1
     : offset === 0 && rows.length < limit
       ? rows.length
-      : ((prepared(db, `SELECT COUNT(*) FROM error_events WHERE ${c.where}`).pluck().get(...c.params) as number) ?? 0);
+      : ((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${c.where}`, c.params))?.n ?? 0);
   return { rows, total, window: c.window, limit, offset };
 }
 
@@ -125,19 +126,25 @@ export interface Histogram {
  * terminal / unknown. Backs the TUI histogram and `search --histogram`. Bucket count is capped
  * at 10 000 by widening the bucket.
  */
-export function errorHistogram(db: Db, query: Query | string | null, window: TimeWindow, options: QueryOptions & { bucketMs?: number } = {}): Histogram {
+export async function errorHistogram(
+  db: Db,
+  query: Query | string | null,
+  window: TimeWindow,
+  options: QueryOptions & { bucketMs?: number } = {},
+): Promise<Histogram> {
   const q = asQuery(query);
   const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
   let bucketMs = Math.max(1000, Math.trunc(options.bucketMs ?? 60_000));
   const span = Math.max(0, c.window.until - c.window.since);
   while (span / bucketMs > 10_000) bucketMs *= 2;
   const first = Math.floor(c.window.since / bucketMs) * bucketMs;
-  const rows = prepared(
-    db,
+  const rows = await db.all<{ b: number; r: number; t: number; u: number }>(
     // better-sqlite3 binds JS numbers as REAL, and `/` would then not floor; `%` works on integers.
-    `SELECT occurred_at - (occurred_at % ?) AS b, SUM(retryable = 1) AS r, SUM(retryable = 0) AS t, SUM(retryable IS NULL) AS u
-       FROM error_events WHERE ${c.where} GROUP BY b`,
-  ).all(bucketMs, ...c.params) as { b: number; r: number; t: number; u: number }[];
+    `SELECT occurred_at - (occurred_at % ?) AS b, SUM(CASE WHEN retryable = 1 THEN 1 ELSE 0 END) AS r,
+            SUM(CASE WHEN retryable = 0 THEN 1 ELSE 0 END) AS t, SUM(CASE WHEN retryable IS NULL THEN 1 ELSE 0 END) AS u
+       FROM error_events WHERE ${c.where} GROUP BY 1`,
+    [bucketMs, ...c.params],
+  );
   const byStart = new Map(rows.map((r) => [r.b, r]));
   const buckets: HistogramBucket[] = [];
   for (let s = first; s < c.window.until; s += bucketMs) {
@@ -179,12 +186,12 @@ export interface NextErrors {
  * `more` is true and the next call with the returned cursor goes on from the last row returned
  * (issue 16: `tail` never skips). Backs `aap-triage tail` and the TUI's live refresh.
  */
-export function nextErrors(
+export async function nextErrors(
   db: Db,
   query: Query | string | null,
   cursor: TailCursor,
   options: QueryOptions & { lookbackMs?: number; limit?: number } = {},
-): NextErrors {
+): Promise<NextErrors> {
   const q = asQuery(query);
   const now = options.now ?? Date.now();
   const lookback = options.lookbackMs ?? 10_000;
@@ -194,15 +201,15 @@ export function nextErrors(
   const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
   const found = (
     after
-      ? prepared(
-          db,
+      ? await db.all<ErrorEventRecord>(
           `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at ASC, error_id ASC LIMIT ?`,
-        ).all(...c.params, after.at, after.at, after.id, limit + 1)
-      : prepared(db, `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`).all(
+          [...c.params, after.at, after.at, after.id, limit + 1],
+        )
+      : await db.all<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${c.where} ORDER BY occurred_at ASC, error_id ASC LIMIT ?`, [
           ...c.params,
           limit + cursor.seen.size + 1,
-        )
-  ) as ErrorEventRecord[];
+        ])
+  );
   const unseen = found.map(toErrorEvent).filter((r) => !cursor.seen.has(r.error_id));
   const more = unseen.length > limit;
   const rows = more ? unseen.slice(0, limit) : unseen;

@@ -1,6 +1,6 @@
 import { compileQuery } from './compile.js';
 import type { Query } from './query.js';
-import { prepared, type Db } from './rows.js';
+import { FLAG_COUNT_PARAMS, FLAG_COUNT_SELECT, flagCounts, type Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
 import { formatUtc, type TimeWindow } from './time.js';
 
@@ -73,14 +73,15 @@ const byCountDesc = (a: CountRow, b: CountRow): number => b.count - a.count || a
  * and the window's traffic (requests, errors, retries, error rate, retry ratio).
  * Throws `QuerySyntaxError` for a bad query.
  */
-export function computeStats(db: Db, query: Query | string | null, window: TimeWindow, options: QueryOptions = {}): Stats {
+export async function computeStats(db: Db, query: Query | string | null, window: TimeWindow, options: QueryOptions = {}): Promise<Stats> {
   const c = compileQuery(asQuery(query), { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
   // One pass over the window; the breakdowns are folded from it.
-  const rows = prepared(
-    db,
-    `SELECT code, protocol, skill, SUM(retryable = 1) AS t, SUM(retryable = 0) AS f, SUM(retryable IS NULL) AS u
+  const rows = await db.all<GroupRow & Record<string, unknown>>(
+    `SELECT code, protocol, skill, SUM(CASE WHEN retryable = 1 THEN 1 ELSE 0 END) AS t, SUM(CASE WHEN retryable = 0 THEN 1 ELSE 0 END) AS f,
+            SUM(CASE WHEN retryable IS NULL THEN 1 ELSE 0 END) AS u, ${FLAG_COUNT_SELECT}
        FROM error_events WHERE ${c.where} GROUP BY code, protocol, skill`,
-  ).all(...c.params) as GroupRow[];
+    [...FLAG_COUNT_PARAMS, ...c.params],
+  );
   const byCode = [...fold(rows, codeKey).values()].map((r) => ({ ...toRow(r), protocol: r.protocol })).sort(byCountDesc);
   const bySkill = [...fold(rows, (r) => r.skill).values()].map(toRow).sort(byCountDesc);
   const byProtocol = [...fold(rows, (r) => r.protocol).values()].map(toRow).sort(byCountDesc);
@@ -88,17 +89,14 @@ export function computeStats(db: Db, query: Query | string | null, window: TimeW
     (acc, r) => ({ true: acc.true + r.retryable.true, false: acc.false + r.retryable.false, unknown: acc.unknown + r.retryable.unknown }),
     { true: 0, false: 0, unknown: 0 },
   );
-  const flagRows = prepared(
-    db,
-    `SELECT j.value AS flag, COUNT(*) AS n FROM error_events, json_each(error_events.retry_flags) AS j
-      WHERE ${c.where} AND retry_flags <> '[]' GROUP BY j.value`,
-  ).all(...c.params) as { flag: string; n: number }[];
-  const byFlag: Record<string, number> = {};
-  for (const r of flagRows) byFlag[r.flag] = r.n;
-  const t = prepared(
-    db,
+  const flagTotals = new Map<string, number>();
+  for (const r of rows) for (const [flag, n] of flagCounts(r)) if (n > 0) flagTotals.set(flag, (flagTotals.get(flag) ?? 0) + n);
+  // Keys in name order, as the per-flag GROUP BY listed them before.
+  const byFlag: Record<string, number> = Object.fromEntries([...flagTotals].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const t = (await db.get<{ n: number; requests: number | null; errors: number | null; retries: number | null }>(
     'SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries FROM traffic WHERE minute >= ? AND minute < ?',
-  ).get(c.window.since, c.window.until) as { n: number; requests: number | null; errors: number | null; retries: number | null };
+    [c.window.since, c.window.until],
+  )) ?? { n: 0, requests: null, errors: null, retries: null };
   const traffic =
     t.n === 0
       ? null
@@ -135,11 +133,11 @@ export interface AuditGap {
 }
 
 /** Gap records overlapping `window`, newest first (the TUI status warning, `aap-triage doctor`). */
-export function listGaps(db: Db, window: TimeWindow): AuditGap[] {
-  return prepared(
-    db,
+export async function listGaps(db: Db, window: TimeWindow): Promise<AuditGap[]> {
+  return db.all<AuditGap>(
     'SELECT id, service, started_at, ended_at, dropped, reason FROM audit_gaps WHERE ended_at >= ? AND started_at < ? ORDER BY ended_at DESC, id DESC',
-  ).all(window.since, window.until) as AuditGap[];
+    [window.since, window.until],
+  );
 }
 
 /**

@@ -7,6 +7,19 @@ export { ERROR_EVENT_COLUMNS, SCHEMA_VERSION } from '../audit/schema.js';
 export { AuditStoreError, PseudonymKeyError } from '../audit/errors.js';
 export type { AuditStoreErrorKind, PseudonymKeyErrorKind } from '../audit/errors.js';
 export { UPGRADE_HINT, openAuditReader } from '../audit/reader.js';
+export {
+  forgetInStore,
+  inspectPostgresStore,
+  labelClientInStore,
+  migrateAuditStore,
+  openStoreReader,
+  previewPruneInStore,
+  pruneStore,
+  truncatePostgresStore,
+  unlabelClientInStore,
+} from '../audit/store.js';
+export type { PgStoreInspection } from '../audit/pg/maintenance.js';
+export type { AuditReader, AuditDialect, SqlValue } from '../audit/store.js';
 export { inspectStore, migrateStore } from '../audit/inspect.js';
 export type { InspectOptions, StoreInspection } from '../audit/inspect.js';
 export { nativeModuleProblem } from '../audit/driver.js';
@@ -17,6 +30,6 @@ export { DEFAULT_RETENTION_MS, forgetSubject, previewPrune, pruneOlderThan } fro
 export type { ForgetResult, PrunePreview, PruneResult } from '../audit/maintenance.js';
 export { readHealth, readHealthRecords } from '../audit/health.js';
 export type { AuditHealthFile } from '../audit/health.js';
-export { DEFAULT_DB_PATH, resolveDbPath } from '../audit/paths.js';
+export { DEFAULT_DB_PATH, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from '../audit/labels.js';
 export type { ClientLabel } from '../audit/labels.js';

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { RetryFlag } from '../protocol/error-event.js';
-import { prepared, type Db } from './rows.js';
+import type { Db } from './rows.js';
 import { detectStorms, STORM_DEFAULTS, summariseStorm, type DetectedStorm, type StormMinute, type StormThresholds } from './storm-detect.js';
 import { summarizeErrors, type CodeBreakdown, type Evidence } from './summary.js';
 import type { TimeWindow } from './time.js';
+
+/** minute, client, skill of error_events rows, grouped by position (`GROUP BY 1, 2, 3`): NULL client or skill is ''. */
+const EVENT_MINUTE_SELECT = "(occurred_at / 60000) * 60000 AS minute, COALESCE(client, '') AS client, COALESCE(skill, '') AS skill";
+const COUNT_RETRIES = 'SUM(CASE WHEN attempt > 1 THEN 1 ELSE 0 END)';
+const COUNT_FLAGGED = "SUM(CASE WHEN retry_flags <> '[]' THEN 1 ELSE 0 END)";
 
 /** A retry-storm episode as `aap-triage storms --json` prints it and the TUI's Storms view shows it. */
 export interface StormEpisode extends DetectedStorm {
@@ -74,52 +79,49 @@ function joinMinutes(traffic: TrafficMinute[], events: EventMinute[], eventsCoun
  * through the partial index `error_events_retries`, migration 2). A store without traffic rows
  * in the window falls back to error_events alone (errors stand in for calls).
  */
-export function loadStormMinutes(db: Db, window: TimeWindow, thresholds: Partial<StormThresholds> = {}): StormMinute[] {
+export async function loadStormMinutes(db: Db, window: TimeWindow, thresholds: Partial<StormThresholds> = {}): Promise<StormMinute[]> {
   const th: StormThresholds = { ...STORM_DEFAULTS, ...thresholds };
   const since = Math.floor(window.since / MINUTE) * MINUTE;
-  const hasTraffic = prepared(db, 'SELECT 1 FROM traffic WHERE minute >= ? AND minute < ? LIMIT 1').pluck().get(since, window.until) !== undefined;
+  const hasTraffic = (await db.get('SELECT 1 AS one FROM traffic WHERE minute >= ? AND minute < ? LIMIT 1', [since, window.until])) !== undefined;
   if (!hasTraffic) {
-    const events = prepared(
-      db,
-      `SELECT (occurred_at / 60000) * 60000 AS minute, IFNULL(client, '') AS client, IFNULL(skill, '') AS skill,
-              COUNT(*) AS errors, SUM(attempt > 1) AS retries, SUM(retry_flags <> '[]') AS flagged
-         FROM error_events WHERE occurred_at >= ? AND occurred_at < ? GROUP BY minute, client, skill`,
-    ).all(since, window.until) as EventMinute[];
+    const events = await db.all<EventMinute>(
+      `SELECT ${EVENT_MINUTE_SELECT}, COUNT(*) AS errors, ${COUNT_RETRIES} AS retries, ${COUNT_FLAGGED} AS flagged
+         FROM error_events WHERE occurred_at >= ? AND occurred_at < ? GROUP BY 1, 2, 3`,
+      [since, window.until],
+    );
     return joinMinutes([], events, true);
   }
   // amplification ≥ A  ⇔  retries ≥ requests · (1 − 1/A)
   const ampShare = th.amplification > 1 ? 1 - 1 / th.amplification : 0;
-  const traffic = prepared(
-    db,
+  const traffic = await db.all<TrafficMinute>(
     `SELECT minute, client, skill, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries
-       FROM traffic WHERE minute >= ? AND minute < ? AND retries > 0 AND (retries >= ? OR retries >= requests * ?)
+       FROM traffic WHERE minute >= ? AND minute < ? AND retries > 0 AND (retries >= ? OR retries >= requests * CAST(? AS DOUBLE PRECISION))
       GROUP BY minute, client, skill`,
-  ).all(since, window.until, Math.min(th.minRetriesPerMinute, 1e9), ampShare) as TrafficMinute[];
-  const events = prepared(
-    db,
-    `SELECT (occurred_at / 60000) * 60000 AS minute, IFNULL(client, '') AS client, IFNULL(skill, '') AS skill,
-            COUNT(*) AS errors, COUNT(*) AS retries, SUM(retry_flags <> '[]') AS flagged
+    [since, window.until, Math.min(th.minRetriesPerMinute, 1e9), ampShare],
+  );
+  const events = await db.all<EventMinute>(
+    `SELECT ${EVENT_MINUTE_SELECT}, COUNT(*) AS errors, COUNT(*) AS retries, ${COUNT_FLAGGED} AS flagged
        FROM error_events WHERE occurred_at >= ? AND occurred_at < ? AND attempt > 1
-      GROUP BY minute, client, skill HAVING flagged > 0`,
-  ).all(since, window.until) as EventMinute[];
+      GROUP BY 1, 2, 3 HAVING ${COUNT_FLAGGED} > 0`,
+    [since, window.until],
+  );
   return joinMinutes(traffic, events, false);
 }
 
 /** Every minute of one client's `skills` in [start, end): traffic joined with error_events. */
-export function loadClientMinutes(db: Db, client: string, skills: readonly string[], start: number, end: number): StormMinute[] {
+export async function loadClientMinutes(db: Db, client: string, skills: readonly string[], start: number, end: number): Promise<StormMinute[]> {
   const skillList = skills.map(() => '?').join(',');
-  const traffic = prepared(
-    db,
+  const traffic = await db.all<TrafficMinute>(
     `SELECT minute, client, skill, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries
        FROM traffic WHERE minute >= ? AND minute < ? AND client = ? AND skill IN (${skillList}) GROUP BY minute, client, skill`,
-  ).all(start, end, client, ...skills) as TrafficMinute[];
-  const events = prepared(
-    db,
-    `SELECT (occurred_at / 60000) * 60000 AS minute, IFNULL(client, '') AS client, IFNULL(skill, '') AS skill,
-            COUNT(*) AS errors, SUM(attempt > 1) AS retries, SUM(retry_flags <> '[]') AS flagged
-       FROM error_events WHERE ${client === '' ? 'client IS NULL AND ?' : 'client = ?'} AND occurred_at >= ? AND occurred_at < ?
-        AND IFNULL(skill, '') IN (${skillList}) GROUP BY minute, client, skill`,
-  ).all(client === '' ? 1 : client, start, end, ...skills) as EventMinute[];
+    [start, end, client, ...skills],
+  );
+  const events = await db.all<EventMinute>(
+    `SELECT ${EVENT_MINUTE_SELECT}, COUNT(*) AS errors, ${COUNT_RETRIES} AS retries, ${COUNT_FLAGGED} AS flagged
+       FROM error_events WHERE ${client === '' ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at < ?
+        AND COALESCE(skill, '') IN (${skillList}) GROUP BY 1, 2, 3`,
+    client === '' ? [start, end, ...skills] : [client, start, end, ...skills],
+  );
   return joinMinutes(traffic, events, true);
 }
 
@@ -133,10 +135,12 @@ export interface StormOptions {
  * detection over the per-minute series (`detectStorms`), then codes, flags and samples of each
  * episode from error_events.
  */
-export function findStorms(db: Db, window: TimeWindow, options: StormOptions = {}): StormEpisode[] {
+export async function findStorms(db: Db, window: TimeWindow, options: StormOptions = {}): Promise<StormEpisode[]> {
   const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
-  const detected = detectStorms(loadStormMinutes(db, window, th), th);
-  return detected.map((d) => enrich(db, d, th)).sort((a, b) => b.start - a.start || a.id.localeCompare(b.id));
+  const detected = detectStorms(await loadStormMinutes(db, window, th), th);
+  const episodes: StormEpisode[] = [];
+  for (const d of detected) episodes.push(await enrich(db, d, th));
+  return episodes.sort((a, b) => b.start - a.start || a.id.localeCompare(b.id));
 }
 
 /** The where-clause selecting an episode's errors (its client, skills and minutes). */
@@ -145,16 +149,16 @@ export function stormWhere(storm: Pick<DetectedStorm, 'client' | 'skills' | 'sta
   const params: (string | number)[] = storm.client === '' ? [] : [storm.client];
   params.push(storm.start, storm.end, ...storm.skills);
   return {
-    where: `${clientSql} AND occurred_at >= ? AND occurred_at < ? AND IFNULL(skill, '') IN (${storm.skills.map(() => '?').join(',')})`,
+    where: `${clientSql} AND occurred_at >= ? AND occurred_at < ? AND COALESCE(skill, '') IN (${storm.skills.map(() => '?').join(',')})`,
     params,
   };
 }
 
-function enrich(db: Db, detected: DetectedStorm, th: StormThresholds): StormEpisode {
+async function enrich(db: Db, detected: DetectedStorm, th: StormThresholds): Promise<StormEpisode> {
   // Detection saw only the minutes that could be stormy; count the episode over all its minutes.
-  const d = summariseStorm(detected, loadClientMinutes(db, detected.client, detected.skills, detected.start, detected.end));
+  const d = summariseStorm(detected, await loadClientMinutes(db, detected.client, detected.skills, detected.start, detected.end));
   const { where, params } = stormWhere(d);
-  const s = summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  const s = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
   return {
     id: stormId(d.client, d.start),
     ...d,
@@ -171,14 +175,14 @@ function enrich(db: Db, detected: DetectedStorm, th: StormThresholds): StormEpis
  * The episode with `id` (see `stormId`), detected over a window around the start the id names
  * (1 h before to 24 h after); undefined when the id is malformed or no such episode is found.
  */
-export function findStormById(db: Db, id: string, options: StormOptions = {}): StormEpisode | undefined {
+export async function findStormById(db: Db, id: string, options: StormOptions = {}): Promise<StormEpisode | undefined> {
   const parsed = parseStormId(id);
   if (!parsed) return undefined;
   const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
   const window = { since: parsed.start - 3_600_000, until: parsed.start + 86_400_000 };
-  const detected = detectStorms(loadStormMinutes(db, window, th), th);
+  const detected = detectStorms(await loadStormMinutes(db, window, th), th);
   const hash = (c: string): string => createHash('sha256').update(c).digest('hex').slice(0, 8);
   const exact = detected.find((d) => d.start === parsed.start && hash(d.client) === parsed.clientHash);
   const match = exact ?? detected.find((d) => hash(d.client) === parsed.clientHash && d.start <= parsed.start && parsed.start < d.end);
-  return match ? { ...enrich(db, match, th), id } : undefined;
+  return match ? { ...(await enrich(db, match, th)), id } : undefined;
 }

@@ -1,5 +1,5 @@
 import { RETRY_FLAGS, type RetryFlag } from '../protocol/error-event.js';
-import { prepared, type Db } from './rows.js';
+import { FLAG_COUNT_PARAMS, FLAG_COUNT_SELECT, flagCounts, likeContains, type Db } from './rows.js';
 
 /** One code in a set of errors: counts and what the clients did with it. */
 export interface CodeBreakdown {
@@ -67,20 +67,20 @@ const MAX_TRACED_RETRIES = 2_000;
  * an answer, so its own code may differ (a RATE_LIMITED retry of a refused call): the draft must
  * name the answer's code. Most retries first.
  */
-export function retriedAnswers(db: Db, where: string, params: readonly (string | number)[], flag: RetryFlag): RetriedAnswer[] {
+export async function retriedAnswers(db: Db, where: string, params: readonly (string | number)[], flag: RetryFlag): Promise<RetriedAnswer[]> {
   const explains =
     flag === 'retried_non_retryable' ? 'AND p.retryable = 0' : flag === 'ignored_retry_after' ? 'AND p.retry_after_ms IS NOT NULL' : '';
-  return prepared(
-    db,
+  return db.all<RetriedAnswer>(
     `WITH r AS (
        SELECT error_id, client, fingerprint, occurred_at, attempt FROM error_events
-        WHERE ${where} AND fingerprint IS NOT NULL AND instr(retry_flags, ?) > 0 LIMIT ${MAX_TRACED_RETRIES})
+        WHERE ${where} AND fingerprint IS NOT NULL AND retry_flags LIKE ? ESCAPE '\\' LIMIT ${MAX_TRACED_RETRIES})
      SELECT p.code AS code, p.protocol AS protocol, COUNT(DISTINCT r.error_id) AS retries
        FROM r JOIN error_events p
-         ON p.client IS r.client AND p.occurred_at <= r.occurred_at AND p.occurred_at >= r.occurred_at - 600000
+         ON p.client IS NOT DISTINCT FROM r.client AND p.occurred_at <= r.occurred_at AND p.occurred_at >= r.occurred_at - 600000
         AND p.fingerprint = r.fingerprint AND p.attempt < r.attempt ${explains}
       GROUP BY p.code, p.protocol ORDER BY retries DESC, p.code`,
-  ).all(...params, JSON.stringify(flag)) as RetriedAnswer[];
+    [...params, likeContains(JSON.stringify(flag))],
+  );
 }
 
 /** An empty per-flag counter. */
@@ -93,15 +93,15 @@ export function emptyFlags(): Record<RetryFlag, number> {
  * `params`): breakdown by code with retryable, retry flags, attempts, the peak minute and
  * sample evidence. Used by storms and drafts.
  */
-export function summarizeErrors(db: Db, where: string, params: readonly (string | number)[], options: { attemptCap?: number; maxSamples?: number } = {}): ErrorSummary {
+export async function summarizeErrors(
+  db: Db,
+  where: string,
+  params: readonly (string | number)[],
+  options: { attemptCap?: number; maxSamples?: number } = {},
+): Promise<ErrorSummary> {
   const cap = options.attemptCap ?? 5;
-  const codeRows = prepared(
-    db,
-    `SELECT code, protocol, COUNT(*) AS n, SUM(retryable = 1) AS t, SUM(retryable = 0) AS f, SUM(attempt > 1) AS retries,
-            MAX(attempt) AS max_attempt, SUM(attempt > ?) AS over_cap, MIN(retry_after_ms) AS ra_min, MAX(retry_after_ms) AS ra_max,
-            MIN(occurred_at) AS first, MAX(occurred_at) AS last
-       FROM error_events WHERE ${where} GROUP BY code, protocol ORDER BY n DESC, code`,
-  ).all(cap, ...params) as {
+  const count = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+  const codeRows = await db.all<{
     code: string;
     protocol: string;
     n: number;
@@ -114,20 +114,20 @@ export function summarizeErrors(db: Db, where: string, params: readonly (string 
     ra_max: number | null;
     first: number;
     last: number;
-  }[];
-  const flagRows = prepared(
-    db,
-    `SELECT code, protocol, j.value AS flag, COUNT(*) AS n FROM error_events, json_each(error_events.retry_flags) AS j
-      WHERE ${where} AND retry_flags <> '[]' GROUP BY code, protocol, j.value`,
-  ).all(...params) as { code: string; protocol: string; flag: string; n: number }[];
+    [flag: string]: unknown;
+  }>(
+    `SELECT code, protocol, COUNT(*) AS n, ${count('retryable = 1')} AS t, ${count('retryable = 0')} AS f, ${count('attempt > 1')} AS retries,
+            MAX(attempt) AS max_attempt, ${count('attempt > ?')} AS over_cap, MIN(retry_after_ms) AS ra_min, MAX(retry_after_ms) AS ra_max,
+            MIN(occurred_at) AS first, MAX(occurred_at) AS last, ${FLAG_COUNT_SELECT}
+       FROM error_events WHERE ${where} GROUP BY code, protocol ORDER BY n DESC, code`,
+    [cap, ...FLAG_COUNT_PARAMS, ...params],
+  );
   const flags = emptyFlags();
   const codes: CodeBreakdown[] = codeRows.map((r) => {
     const own = emptyFlags();
-    for (const fr of flagRows) {
-      if (fr.code === r.code && fr.protocol === r.protocol && fr.flag in own) {
-        own[fr.flag as RetryFlag] += fr.n;
-        flags[fr.flag as RetryFlag] += fr.n;
-      }
+    for (const [flag, n] of flagCounts(r)) {
+      own[flag] += n;
+      flags[flag] += n;
     }
     return {
       code: r.code,
@@ -141,31 +141,29 @@ export function summarizeErrors(db: Db, where: string, params: readonly (string 
     };
   });
   const errors = codeRows.reduce((a, r) => a + r.n, 0);
-  const distinct = (col: string, limit: number): string[] =>
-    (
-      prepared(db, `SELECT IFNULL(${col}, '') AS v, COUNT(*) AS n FROM error_events WHERE ${where} GROUP BY v ORDER BY n DESC, v LIMIT ?`).all(
-        ...params,
-        limit,
-      ) as { v: string }[]
-    ).map((r) => r.v);
-  const peakRow = prepared(
-    db,
-    `SELECT (occurred_at / 60000) * 60000 AS minute, COUNT(*) AS errors FROM error_events WHERE ${where} GROUP BY minute ORDER BY errors DESC, minute LIMIT 1`,
-  ).get(...params) as { minute: number; errors: number } | undefined;
-  const samples = prepared(
-    db,
+  const distinct = async (col: string, limit: number): Promise<string[]> =>
+    (await db.all<{ v: string }>(`SELECT COALESCE(${col}, '') AS v, COUNT(*) AS n FROM error_events WHERE ${where} GROUP BY 1 ORDER BY n DESC, v LIMIT ?`, [...params, limit])).map(
+      (r) => r.v,
+    );
+  const peakRow = await db.get<{ minute: number; errors: number }>(
+    `SELECT (occurred_at / 60000) * 60000 AS minute, COUNT(*) AS errors FROM error_events WHERE ${where} GROUP BY 1 ORDER BY errors DESC, minute LIMIT 1`,
+    params,
+  );
+  const samples = await db.all<Evidence>(
     `SELECT error_id, trace_id, upstream_trace_id, occurred_at, code, attempt FROM error_events WHERE ${where}
-      ORDER BY (retry_flags = '[]'), occurred_at, error_id LIMIT ?`,
-  ).all(...params, options.maxSamples ?? 5) as Evidence[];
+      ORDER BY CASE WHEN retry_flags = '[]' THEN 1 ELSE 0 END, occurred_at, error_id LIMIT ?`,
+    [...params, options.maxSamples ?? 5],
+  );
+  const [skills, services, clients] = [await distinct('skill', 100), await distinct('service', 100), await distinct('client', 20)];
   return {
     errors,
     first: codeRows.length ? Math.min(...codeRows.map((r) => r.first)) : null,
     last: codeRows.length ? Math.max(...codeRows.map((r) => r.last)) : null,
     codes,
     flags,
-    skills: distinct('skill', 100).filter((s) => s !== ''),
-    services: distinct('service', 100),
-    clients: distinct('client', 20),
+    skills: skills.filter((s) => s !== ''),
+    services,
+    clients,
     peak: peakRow ?? null,
     overAttemptCap: codeRows.reduce((a, r) => a + r.over_cap, 0),
     samples,

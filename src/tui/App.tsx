@@ -5,6 +5,7 @@ import { HINTS } from './hints.js';
 import { PromptBar } from './components/PromptBar.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TABS, TitleBar } from './components/TitleBar.js';
+import { useAsync } from './hooks/use-async.js';
 import { useDraft } from './hooks/use-draft.js';
 import { clampedSelection, useClampSelection, useFollowSelection } from './hooks/use-follow-selection.js';
 import { useKeys } from './hooks/use-keys.js';
@@ -15,7 +16,7 @@ import { useHighWater } from './hooks/use-high-water.js';
 import { ISSUE_SORT_KEYS, keyToCommand, SORT_KEYS } from './keys.js';
 import { runCommandLine } from './commands.js';
 import type { TuiSource } from './source.js';
-import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, IssuePage, IssueSortKey, StormView, WindowSpec } from './types.js';
+import type { DraftFormat, DraftTarget, ErrorDetailView, ErrorPage, ErrorSort, GapSummary, HistogramBucket, IssuePage, IssueSortKey, StormView, WindowSpec } from './types.js';
 import { copyMessage, copyText } from './utils/clipboard.js';
 import { writeDraft } from './utils/write-draft.js';
 import { visibleSlice } from './utils/layout.js';
@@ -66,6 +67,7 @@ const FORMATS: readonly DraftFormat[] = ['text', 'md', 'eml'];
 /** The Errors view's order before any sort key: newest first. */
 const DEFAULT_SORT: ErrorSort = { by: 'time', descending: true };
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
+const NO_GAPS: GapSummary = { records: 0, dropped: 0, inWindow: 0, newest: null };
 const EMPTY_ISSUES: IssuePage = { issues: [], total: 0, bucketMs: 60_000, quietMs: 0 };
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
@@ -139,57 +141,63 @@ export function App(props: AppProps) {
 
   const lastPage = useRef<ErrorPage>(EMPTY_PAGE);
   const errLayout = errorsLayout(bodyHeight);
-  const { page, histogram, queryError } = useMemo(() => {
-    if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null };
-    try {
-      const started = performance.now();
-      let p = source.search(query, resolved, errLayout.rows, errTop, sort);
-      // The row set shrank under the shown slice (a narrower window, a refresh after a prune):
-      // show its last page rather than an empty list; the effect below moves top and cursor there.
-      if (p.rows.length === 0 && p.total > 0 && errTop > 0) p = source.search(query, resolved, errLayout.rows, Math.max(0, p.total - errLayout.rows), sort);
-      const h = errLayout.chart > 0 ? source.histogram(query, resolved) : [];
-      queryCost.current = performance.now() - started;
-      lastPage.current = p;
-      return { page: p, histogram: h, queryError: null };
-    } catch (err) {
-      return { page: lastPage.current, histogram: [], queryError: (err as Error).message };
-    }
+  const { page, histogram, queryError, forTop } = useAsync<{ page: ErrorPage; histogram: readonly HistogramBucket[]; queryError: string | null; forTop: number }>(
+    async () => {
+      if (view !== 'errors') return { page: lastPage.current, histogram: [], queryError: null, forTop: errTop };
+      try {
+        const started = performance.now();
+        let p = await source.search(query, resolved, errLayout.rows, errTop, sort);
+        // The row set shrank under the shown slice (a narrower window, a refresh after a prune):
+        // show its last page rather than an empty list; the effect below moves top and cursor there.
+        if (p.rows.length === 0 && p.total > 0 && errTop > 0) p = await source.search(query, resolved, errLayout.rows, Math.max(0, p.total - errLayout.rows), sort);
+        const h = errLayout.chart > 0 ? await source.histogram(query, resolved) : [];
+        queryCost.current = performance.now() - started;
+        lastPage.current = p;
+        return { page: p, histogram: h, queryError: null, forTop: errTop };
+      } catch (err) {
+        return { page: lastPage.current, histogram: [], queryError: (err as Error).message, forTop: errTop };
+      }
+    },
     // refresh.tick re-reads the store.
-  }, [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, sort, refresh.tick]);
+    [source, view, query, resolved, errLayout.rows, errLayout.chart, errTop, sort, refresh.tick],
+    { page: EMPTY_PAGE, histogram: [], queryError: null, forTop: 0 },
+  );
   // The code column only grows while the filter, window and order stay: it does not jump as the operator scrolls.
   const listKey = `${query}|${windowSpec.since}|${windowSpec.until ?? ''}|${sort?.by ?? ''}`;
   const codeWidth = useHighWater(codeWidthFor(page.rows), listKey);
   const clientWidth = useHighWater(clientWidthFor(page.rows), listKey);
 
   const lastIssues = useRef<IssuePage>(EMPTY_ISSUES);
-  const { issuePage, issueError } = useMemo(() => {
-    if (view !== 'issues') return { issuePage: lastIssues.current, issueError: null };
-    try {
-      const started = performance.now();
-      const p = source.issues(query, resolved, issueSort);
-      queryCost.current = performance.now() - started;
-      lastIssues.current = p;
-      return { issuePage: p, issueError: null };
-    } catch (err) {
-      return { issuePage: lastIssues.current, issueError: (err as Error).message };
-    }
+  const { issuePage, issueError } = useAsync<{ issuePage: IssuePage; issueError: string | null }>(
+    async () => {
+      if (view !== 'issues') return { issuePage: lastIssues.current, issueError: null };
+      try {
+        const started = performance.now();
+        const p = await source.issues(query, resolved, issueSort);
+        queryCost.current = performance.now() - started;
+        lastIssues.current = p;
+        return { issuePage: p, issueError: null };
+      } catch (err) {
+        return { issuePage: lastIssues.current, issueError: (err as Error).message };
+      }
+    },
     // refresh.tick re-reads the store.
-  }, [source, view, query, resolved, issueSort, refresh.tick]);
+    [source, view, query, resolved, issueSort, refresh.tick],
+    { issuePage: EMPTY_ISSUES, issueError: null },
+  );
 
-  const storms = useMemo<StormView[]>(() => {
-    if (view !== 'storms') return [];
-    try {
-      return source.storms(resolved);
-    } catch {
-      return [];
-    }
+  const storms = useAsync<StormView[]>(
+    async () => (view !== 'storms' ? [] : source.storms(resolved).catch(() => [])),
     // Storm detection over a long window is the slowest query there is (seconds for 24 h on a
     // 10-million-row store): re-run every 15th refresh (30 s), on `r`, or when the window moves.
-  }, [source, view, windowSpec, stormNonce, Math.floor(refresh.tick / 15)]);
+    [source, view, windowSpec, stormNonce, Math.floor(refresh.tick / 15)],
+    [],
+  );
 
-  const detail = useMemo<ErrorDetailView | null>(
-    () => (view === 'detail' && detailId ? source.detail(detailId) : null),
+  const detail = useAsync<ErrorDetailView | null>(
+    async () => (view === 'detail' && detailId ? source.detail(detailId).catch(() => null) : null),
     [source, view, detailId],
+    null,
   );
 
   // Drafts are re-read on `r` (draftNonce), not on every refresh tick: the text would jump.
@@ -204,10 +212,11 @@ export function App(props: AppProps) {
     clock,
   });
 
-  const gaps = useMemo(() => source.gaps(resolved), [source, resolved]);
+  const gaps = useAsync<GapSummary>(() => source.gaps(resolved), [source, resolved], NO_GAPS);
 
   useFollowSelection(page, errCursorState, view === 'errors', setErrCursor, setErrTop);
-  useClampSelection(page, errCursorState, errTop, view === 'errors', setErrCursor, setErrTop);
+  // Only a page read for the rows now asked for: one still loading for an earlier `top` would pull the operator back.
+  useClampSelection(page, errCursorState, errTop, view === 'errors' && forTop === errTop, setErrCursor, setErrTop);
   // The frame already shows the clamped cursor; the effect above makes it the state.
   const errCursor = view === 'errors' ? clampedSelection(page, errCursorState).cursor : errCursorState;
 
@@ -290,11 +299,15 @@ export function App(props: AppProps) {
     const from = dir === 1 ? errCursor + 1 : Math.max(0, errCursor - TERMINAL_SCAN);
     const count = dir === 1 ? TERMINAL_SCAN : errCursor - from;
     if (count <= 0) return say('no earlier retryable=false error', 'info');
-    const chunk = source.search(query, resolved, count, from, sort);
-    const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
-    const idx = list.findIndex((r) => r.retryable === false);
-    if (idx < 0) return say(`no retryable=false error in the ${dir === 1 ? 'next' : 'previous'} ${count} rows`, 'info');
-    moveErr(dir === 1 ? from + idx : errCursor - 1 - idx);
+    source.search(query, resolved, count, from, sort).then(
+      (chunk) => {
+        const list = dir === 1 ? chunk.rows : [...chunk.rows].reverse();
+        const idx = list.findIndex((r) => r.retryable === false);
+        if (idx < 0) return say(`no retryable=false error in the ${dir === 1 ? 'next' : 'previous'} ${count} rows`, 'info');
+        moveErr(dir === 1 ? from + idx : errCursor - 1 - idx);
+      },
+      (err: Error) => say(err.message, 'problem'),
+    );
   };
 
   /** Applies the filter or runs the `:` command typed into the prompt. */

@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { dbPathProblem } from '../triage/db-path.js';
-import { AuditStoreError, openAuditReader } from '../triage/store.js';
+import { AuditStoreError, isPostgresUrl, openStoreReader, storeLabel } from '../triage/store.js';
 import { parseTimeSpec } from '../triage/time.js';
 import { TRACE_URL_ENV, traceUrlProblem } from '../triage/trace-link.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
@@ -43,7 +43,7 @@ async function loadRenderer(): Promise<RenderModule> {
 
 /** Options of `runTui`. */
 export interface RunTuiOptions {
-  /** Audit database path (opened read-only). */
+  /** Audit store: a SQLite path or a `postgres://` URL (opened read-only). */
   readonly dbPath: string;
   /** Window start: a duration back from now (`15m`, `1h`, `7d`) or an RFC 3339 time. @default '1h' */
   readonly since?: string;
@@ -110,14 +110,14 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
   // Start loading ink and React (most of the time to the first frame) while the store opens.
   const loading = loadRenderer();
   loading.catch(() => undefined);
-  const pathProblem = dbPathProblem(options.dbPath);
+  const pathProblem = isPostgresUrl(options.dbPath) ? null : dbPathProblem(options.dbPath);
   if (pathProblem) {
     stderr.write(`aap-triage: ${pathProblem.what} — ${pathProblem.how}\n`);
     return 3;
   }
   let db;
   try {
-    db = openAuditReader(options.dbPath);
+    db = await openStoreReader(options.dbPath);
   } catch (err) {
     if (err instanceof AuditStoreError) {
       stderr.write(`aap-triage: ${err.message}\n`);
@@ -130,7 +130,7 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     await renderApp(
       {
         source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail, traceUrl }),
-        dbLabel: options.dbPath,
+        dbLabel: isPostgresUrl(options.dbPath) ? storeLabel(options.dbPath) : options.dbPath,
         window: options.until ? { since, until: options.until } : { since },
         query: options.query ?? '',
         view: options.view ?? 'issues',
@@ -141,6 +141,6 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     );
     return 0;
   } finally {
-    db.close();
+    await db.close();
   }
 }

@@ -16,8 +16,8 @@ import type {
 /**
  * Everything the terminal UI reads, as view models. The one implementation over the audit store
  * (`createTriageSource` in `triage-source.ts`) calls `src/triage/` functions; views and the app
- * never see SQL. All calls are synchronous (better-sqlite3 is) and may throw only
- * `TuiQueryError` for bad operator input.
+ * never see SQL. What reads the store returns a Promise (the store may be PostgreSQL); a
+ * rejection is a `TuiQueryError` for bad operator input. Parsing and window maths stay synchronous.
  */
 export interface TuiSource {
   /** One line naming the bad token of `query`, or null when it parses. */
@@ -28,23 +28,23 @@ export interface TuiSource {
    */
   resolveWindow(spec: WindowSpec, query: string, now: number): ResolvedWindow;
   /** Newest first unless `sort` says otherwise; `limit` rows from `offset`; `total` over all pages. */
-  search(query: string, window: ResolvedWindow, limit: number, offset: number, sort?: ErrorSort): ErrorPage;
+  search(query: string, window: ResolvedWindow, limit: number, offset: number, sort?: ErrorSort): Promise<ErrorPage>;
   /** Issues in the window (errors grouped by issue key), narrowed by `query`, in `sort` order. */
-  issues(query: string, window: ResolvedWindow, sort: IssueSortKey): IssuePage;
+  issues(query: string, window: ResolvedWindow, sort: IssueSortKey): Promise<IssuePage>;
   /** Per-minute buckets over the window, oldest first, every minute present (zeros included). */
-  histogram(query: string, window: ResolvedWindow): HistogramBucket[];
+  histogram(query: string, window: ResolvedWindow): Promise<HistogramBucket[]>;
   /** Null when the id is not in the store. */
-  detail(errorId: string): ErrorDetailView | null;
+  detail(errorId: string): Promise<ErrorDetailView | null>;
   /** Episodes in the window, newest first, each with a per-minute series. */
-  storms(window: ResolvedWindow): StormView[];
+  storms(window: ResolvedWindow): Promise<StormView[]>;
   /** The narrowing an episode's drill-down applies: a query and a window. */
   stormScope(storm: StormView): { query: string; window: WindowSpec; label: string };
   /** The incident draft (text and Markdown); null when the target selects no errors. */
-  draft(target: DraftTarget, window: ResolvedWindow, now: number): DraftDoc | null;
+  draft(target: DraftTarget, window: ResolvedWindow, now: number): Promise<DraftDoc | null>;
   /** The draft as an RFC 5322 message (Date, Message-ID, From, To, Subject, text body). */
   eml(doc: DraftDoc, now: number): Promise<string>;
   /** Gap records (errors seen but not stored) in the store and overlapping the window. */
-  gaps(window: ResolvedWindow): GapSummary;
+  gaps(window: ResolvedWindow): Promise<GapSummary>;
 }
 
 /** A problem with what the operator typed (bad query, bad duration); shown on one line. */

@@ -105,18 +105,18 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         until: q.until ? resolveTimeSpec(q.until, now) : base.until,
       };
     },
-    search(query, window, limit, offset, sort) {
+    async search(query, window, limit, offset, sort) {
       try {
-        const r = searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer, ...(sort ? { sort } : {}) });
-        const labels = labelsOf(db);
+        const r = await searchErrors(db, query, window, { limit, offset, now: window.until, pseudonymizer, ...(sort ? { sort } : {}) });
+        const labels = await labelsOf(db);
         return { rows: r.rows.map((e) => toRowView(e, labels)), total: r.total, offset: r.offset };
       } catch (err) {
         return asQueryError(err);
       }
     },
-    issues(query, window, sort) {
+    async issues(query, window, sort) {
       try {
-        const list = listIssues(db, { window, query, sort, now: window.until, pseudonymizer, limit: ISSUE_VIEW_LIMIT });
+        const list = await listIssues(db, { window, query, sort, now: window.until, pseudonymizer, limit: ISSUE_VIEW_LIMIT });
         return {
           total: list.total,
           bucketMs: list.bucket_ms,
@@ -141,17 +141,17 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         return asQueryError(err);
       }
     },
-    histogram(query, window) {
+    async histogram(query, window) {
       try {
-        return errorHistogram(db, query, window, { now: window.until, pseudonymizer }).buckets;
+        return (await errorHistogram(db, query, window, { now: window.until, pseudonymizer })).buckets;
       } catch (err) {
         return asQueryError(err);
       }
     },
-    detail(errorId): ErrorDetailView | null {
-      const d = getError(db, errorId);
+    async detail(errorId): Promise<ErrorDetailView | null> {
+      const d = await getError(db, errorId);
       if (!d) return null;
-      const labels = labelsOf(db);
+      const labels = await labelsOf(db);
       const row = (e: ErrorEvent) => toRowView(e, labels);
       const e = d.error as unknown as Record<string, unknown>;
       return {
@@ -171,8 +171,8 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         traceUrl: traceLink(traceUrl, d.error.trace_id),
       };
     },
-    gaps(window) {
-      const all = listGaps(db, { since: 0, until: Number.MAX_SAFE_INTEGER });
+    async gaps(window) {
+      const all = await listGaps(db, { since: 0, until: Number.MAX_SAFE_INTEGER });
       const inWindow = all.filter((g) => g.ended_at >= window.since && g.started_at < window.until);
       // Newest first (listGaps' order), so the first in the window is the one the status line names.
       const first = inWindow[0];
@@ -183,7 +183,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
         newest: first ? describeGap(first) : null,
       };
     },
-    draft(target, window, now) {
+    async draft(target, window, now) {
       const source: DraftSource =
         target.kind === 'storm'
           ? { kind: 'storm', id: target.id }
@@ -191,7 +191,7 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             ? { kind: 'errors', ids: target.ids }
             : { kind: 'query', query: target.query, window };
       try {
-        const d = draftIncident(db, source, { now, pseudonymizer, traceUrl });
+        const d = await draftIncident(db, source, { now, pseudonymizer, traceUrl });
         return d ? { subject: d.subject, text: d.text, markdown: d.markdown, recipient: d.facts.recipient } : null;
       } catch (err) {
         return asQueryError(err);

@@ -31,9 +31,9 @@ export function toStormView(e: StormEpisode, labels?: ClientLabels): StormView {
  */
 export function stormParts(db: Db): Pick<TuiSource, 'storms' | 'stormScope'> {
   return {
-    storms(window) {
-      const labels = labelsOf(db);
-      return findStorms(db, window).map((e) => toStormView(e, labels));
+    async storms(window) {
+      const labels = await labelsOf(db);
+      return (await findStorms(db, window)).map((e) => toStormView(e, labels));
     },
     stormScope(storm) {
       const terms: string[] = [];

@@ -197,7 +197,7 @@ describe('prune safety', () => {
   it('refuses --older-than 1m (a minute, not a month) without --force, deleting nothing', async () => {
     const r = await run(['prune', '--db', copy.path, '--older-than', '1m']);
     expect(r.code).toBe(2);
-    expectOneLineError(r.err, /--older-than 1m would delete everything older than 1 minutes — check with npx aap-triage --db \S+ prune --older-than 1m --dry-run, then add --force/);
+    expectOneLineError(r.err, /--older-than 1m would delete everything older than 1 minute — check with npx aap-triage --db \S+ prune --older-than 1m --dry-run, then add --force/);
     expect(rows()).toBe(SEED_COUNTS.total);
   });
 

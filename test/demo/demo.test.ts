@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAuditReader } from '../../src/audit/index.js';
+import { openAuditReader, sqliteReader } from '../../src/audit/index.js';
 import { COMMANDS, CommandContext, buildProgram } from '../../src/cli/index.js';
 import { buyerNamesByClient } from '../../src/demo/buyer-names.js';
 import { BAD_PHONE, fakeCustomer, personas } from '../../src/demo/buyers/personas.js';
 import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from '../../src/demo/constants.js';
 import { startDealers, type RunningDealers } from '../../src/demo/dealers.js';
-import { findStorms, type Db, type StormEpisode } from '../../src/triage/index.js';
+import { findStorms, type StormEpisode } from '../../src/triage/index.js';
 import { captureSdkConsole } from '../helpers/sdk-console.js';
 
 const DURATION = '15s';
@@ -28,7 +28,7 @@ let dbPath: string;
 let stdout = '';
 let stderr = '';
 let exitCode = -1;
-let db: Db;
+let db: ReturnType<typeof openAuditReader>;
 let storms: StormEpisode[];
 let names: Map<string, { name: string }>;
 /** The @a2a-js/sdk server's own console.error lines of the running test. */
@@ -54,7 +54,7 @@ beforeAll(async () => {
   dbPath = join(dir, 'demo.db');
   ({ code: exitCode, out: stdout, err: stderr } = await runCli(['demo', '--duration', DURATION, '--db', dbPath]));
   db = openAuditReader(dbPath);
-  storms = findStorms(db, { since: 0, until: Date.now() + 60_000 });
+  storms = (await findStorms(sqliteReader(db), { since: 0, until: Date.now() + 60_000 }));
   names = buyerNamesByClient(dbPath, roster);
 }, 40_000);
 

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAuditReader } from '../../src/audit/index.js';
+import { openAuditReader, sqliteReader } from '../../src/audit/index.js';
 import { AAP_EXTENSION_URI } from '../../src/demo/constants.js';
 import { searchErrors } from '../../src/triage/index.js';
 
@@ -108,7 +108,7 @@ describe('aap-triage demo --duration 3s --keep-serving (child process)', () => {
     expect(call).toBeDefined();
     const db = openAuditReader(dbPath);
     try {
-      const rows = searchErrors(db, 'protocol:dmc12 code:VEHICLE_NOT_FOUND skill:get_vehicle', { since: call?.at ?? 0, until: Date.now() + 1 }).rows;
+      const rows = (await searchErrors(sqliteReader(db), 'protocol:dmc12 code:VEHICLE_NOT_FOUND skill:get_vehicle', { since: call?.at ?? 0, until: Date.now() + 1 })).rows;
       expect(rows.map((r) => ({ error_id: r.error_id, upstream_trace_id: r.upstream_trace_id, service: r.service }))).toEqual([
         { error_id: call?.errorId, upstream_trace_id: call?.traceId, service: 'demo-motors-dmc12' },
       ]);

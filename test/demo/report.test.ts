@@ -17,7 +17,7 @@ let store: ReturnType<typeof seededStore>;
 let analysis: DemoAnalysis;
 let report: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   store = seededStore();
   // One DMC-12 auth failure as the demo dealer records it (spec/dmc12-errors.txt: -32001, HTTP 401).
   const db = new Database(store.path);
@@ -25,7 +25,7 @@ beforeAll(() => {
     event({ occurred_at: T0 + 45 * MIN, service: DEMO_DEFAULTS.dmc12Service, protocol: 'dmc12', rpc_method: 'tools/call', code: '-32001', jsonrpc_code: -32001, http_status: 401, retryable: false }),
   ]);
   db.close();
-  analysis = analyseDemo(store.path, [], { since: T0 - MIN, until: T0 + 60 * MIN });
+  analysis = (await analyseDemo(store.path, [], { since: T0 - MIN, until: T0 + 60 * MIN }));
   report = renderDemoReport({ dbLabel: store.path, durationMs: 15_000, aapBaseUrl: 'http://127.0.0.1:1', dmc12RpcUrl: 'http://127.0.0.1:2/rpc', buyers: [] }, analysis);
 });
 
@@ -67,15 +67,15 @@ describe('analyseDemo + renderDemoReport', () => {
 });
 
 describe('notADemoDatabase', () => {
-  it('refuses a store with rows of another service, naming it', () => {
-    expect(notADemoDatabase(store.path)).toBe(`${store.path} holds audit rows of service 'dealer-test', not only the demo's`);
+  it('refuses a store with rows of another service, naming it', async () => {
+    expect((await notADemoDatabase(store.path))).toBe(`${store.path} holds audit rows of service 'dealer-test', not only the demo's`);
   });
 
-  it('accepts a missing file, an empty store and a store holding only the demo services\' rows', () => {
-    expect(notADemoDatabase(join(store.dir, 'nothing-here.db'))).toBeNull();
+  it('accepts a missing file, an empty store and a store holding only the demo services\' rows', async () => {
+    expect((await notADemoDatabase(join(store.dir, 'nothing-here.db')))).toBeNull();
     const empty = join(store.dir, 'empty.db');
     createStore(empty).close();
-    expect(notADemoDatabase(empty)).toBeNull();
+    expect((await notADemoDatabase(empty))).toBeNull();
     const demo = join(store.dir, 'demo.db');
     const db = createStore(demo);
     insertEvents(db, [
@@ -84,15 +84,15 @@ describe('notADemoDatabase', () => {
     ]);
     insertTraffic(db, [{ minute: T0, service: DEMO_DEFAULTS.aapService, skill: 'inventory.search', client: STORM_CLIENT, requests: 3, errors: 1, retries: 0 }]);
     db.close();
-    expect(notADemoDatabase(demo)).toBeNull();
+    expect((await notADemoDatabase(demo))).toBeNull();
     rmSync(demo, { force: true });
   });
 
-  it('refuses a store holding traffic counters but no demo errors', () => {
+  it('refuses a store holding traffic counters but no demo errors', async () => {
     const other = join(store.dir, 'traffic-only.db');
     const db = createStore(other);
     insertTraffic(db, [{ minute: T0, service: 'dealer-prod', skill: 'inventory.search', client: STORM_CLIENT, requests: 3, errors: 0, retries: 0 }]);
     db.close();
-    expect(notADemoDatabase(other)).toBe(`${other} holds traffic counters but no demo errors`);
+    expect((await notADemoDatabase(other))).toBe(`${other} holds traffic counters but no demo errors`);
   });
 });

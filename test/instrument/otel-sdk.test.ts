@@ -184,3 +184,23 @@ describe('module systems and what loads', () => {
     expect(r.stdout.trim()).toBe('0');
   });
 });
+
+describe('createTriage created before the host starts its own NodeSDK', () => {
+  it('leaves the metrics export to the host SDK: no duplicate registration, no second exporter on its port', () => {
+    const port = String(20_000 + (process.pid % 20_000));
+    const r = spawnSync(process.execPath, [join(FIXTURES, 'triage-then-sdk.mjs')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: port, OTEL_TRACES_EXPORTER: 'console', OTEL_LOGS_EXPORTER: 'none', OTEL_NODE_RESOURCE_DETECTORS: 'env' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { diag: string[]; status: number; targetInfo: string[] };
+    // (The SDK's own notes about its resource are its business; ours and clashes are not.)
+    expect(out.diag.filter((l) => /duplicate|EADDRINUSE|aap-triage/i.test(l))).toEqual([]);
+    expect(out.status).toBe(200);
+    // The scrape is the host SDK's (its service name), not one our own exporter would serve.
+    expect(out.targetInfo.join('\n')).toContain('service_name="host"');
+  }, 90_000);
+});
+

@@ -242,6 +242,8 @@ beforeAll(async () => {
   }
   expect(hasGlobalMeterProvider()).toBe(false);
   aapTriage = createTriage({ serviceName: AAP_SERVICE, auditSink: aapSink, pseudonymizer, logger: log.logger, tracerProvider });
+  // The export starts one event-loop turn later (a host SDK started next would be in charge).
+  await new Promise((r) => setTimeout(r, 10));
   expect(hasGlobalMeterProvider()).toBe(true);
 
   // DMC-12 service: its own PrometheusExporter.

@@ -1,14 +1,12 @@
 // Issues over a store with a known mix: counts, clients, first/last seen, new vs regressed vs
 // ongoing, the same answer from the hourly summary and from the rows, the issue: query term.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditReader } from '../../src/audit/store.js';
+import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
 import { issueKey, issueKeyText, listIssues, searchErrors, type Issue } from '../../src/triage/index.js';
 import type { ErrorEvent } from '../../src/protocol/error-event.js';
-import { pruneOlderThan } from '../../src/audit/index.js';
-import { createStore, event, insertEvents } from './seed.js';
+import { pruneStore } from '../../src/audit/index.js';
+import { event } from './seed.js';
 
 const HOUR = 3_600_000;
 // "now": half past an hour, so a 24 h window has partial hours at both edges.
@@ -49,23 +47,7 @@ function mix(): ErrorEvent[] {
   return out;
 }
 
-let dir: string;
-let path: string;
-let db: Database.Database;
 const rateInWindow = mix().filter((e) => e.code === 'RATE_LIMITED' && e.occurred_at >= WINDOW.since && e.occurred_at < WINDOW.until);
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'aap-issues-'));
-  path = join(dir, 'audit.db');
-  const w = createStore(path);
-  insertEvents(w, mix());
-  w.close();
-  db = new Database(path, { readonly: true });
-});
-afterAll(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const byCode = (issues: readonly Issue[]): Record<string, Issue> => Object.fromEntries(issues.map((i) => [i.code, i]));
 
@@ -82,10 +64,22 @@ describe('issue key', () => {
   });
 });
 
-describe('listIssues', () => {
-  it('groups the mix into four issues with counts, clients, first/last seen and state', () => {
-    const list = listIssues(db, { window: WINDOW, now: NOW });
-    expect(list.source).toBe('summary');
+// The shared store suite (issue #19): the same issues from SQLite and from PostgreSQL.
+describe.each(STORE_KINDS)('listIssues on the %s store', (kind) => {
+  let testStore: TestStore;
+  let store: AuditReader;
+  beforeAll(async () => {
+    testStore = await createTestStore(kind);
+    await testStore.insertEvents(mix());
+    store = await testStore.reader();
+  });
+  afterAll(async () => {
+    await testStore.cleanup();
+  });
+
+  it('groups the mix into four issues with counts, clients, first/last seen and state', async () => {
+    const list = (await listIssues(store, { window: WINDOW, now: NOW }));
+    expect(list.source).toBe(kind === 'sqlite' ? 'summary' : 'rows'); // PostgreSQL answers from the rows
     expect(list.total).toBe(4);
     expect(list.issues.map((i) => i.code)).toEqual(['RATE_LIMITED', 'SCHEMA_VALIDATION_FAILED', 'VEHICLE_NOT_FOUND', 'INTERNAL_ERROR']);
     const m = byCode(list.issues);
@@ -114,23 +108,23 @@ describe('listIssues', () => {
     expect(m['SCHEMA_VALIDATION_FAILED']!.trend[Math.floor((NOW - 3 * HOUR - list.trend_start) / HOUR)]).toBe(5);
   });
 
-  it('gives the same issues from the rows as from the hourly summary', () => {
-    const summary = listIssues(db, { window: WINDOW, now: NOW });
+  it('gives the same issues from the rows as from the hourly summary', async () => {
+    const summary = (await listIssues(store, { window: WINDOW, now: NOW }));
     // A query that matches every row forces the row path.
-    const rows = listIssues(db, { window: WINDOW, now: NOW, query: '-code:NONE' });
+    const rows = (await listIssues(store, { window: WINDOW, now: NOW, query: '-code:NONE' }));
     expect(rows.source).toBe('rows');
     const strip = (i: Issue) => ({ ...i, trend: i.trend.reduce((a, b) => a + b, 0) });
     expect(rows.issues.map(strip)).toEqual(summary.issues.map(strip));
   });
 
-  it('sorts by last seen and by first seen, newest first', () => {
-    expect(listIssues(db, { window: WINDOW, now: NOW, sort: 'last_seen' }).issues.map((i) => i.code)).toEqual([
+  it('sorts by last seen and by first seen, newest first', async () => {
+    expect((await listIssues(store, { window: WINDOW, now: NOW, sort: 'last_seen' })).issues.map((i) => i.code)).toEqual([
       'RATE_LIMITED',
       'INTERNAL_ERROR',
       'SCHEMA_VALIDATION_FAILED',
       'VEHICLE_NOT_FOUND',
     ]);
-    expect(listIssues(db, { window: WINDOW, now: NOW, sort: 'first_seen' }).issues.map((i) => i.code)).toEqual([
+    expect((await listIssues(store, { window: WINDOW, now: NOW, sort: 'first_seen' })).issues.map((i) => i.code)).toEqual([
       'SCHEMA_VALIDATION_FAILED',
       'VEHICLE_NOT_FOUND',
       'INTERNAL_ERROR',
@@ -138,35 +132,35 @@ describe('listIssues', () => {
     ]);
   });
 
-  it('takes the quiet period as an option: an 18 h gap is not a regression when 19 h are needed', () => {
-    const m = byCode(listIssues(db, { window: WINDOW, now: NOW, quietMs: 19 * HOUR }).issues);
+  it('takes the quiet period as an option: an 18 h gap is not a regression when 19 h are needed', async () => {
+    const m = byCode((await listIssues(store, { window: WINDOW, now: NOW, quietMs: 19 * HOUR })).issues);
     expect(m['INTERNAL_ERROR']!.state).toBe('ongoing');
     expect(m['VEHICLE_NOT_FOUND']!.state).toBe('regressed');
   });
 
-  it('reads a short window from the rows in minute buckets', () => {
-    const list = listIssues(db, { window: { since: NOW - HOUR, until: NOW }, now: NOW });
+  it('reads a short window from the rows in minute buckets', async () => {
+    const list = (await listIssues(store, { window: { since: NOW - HOUR, until: NOW }, now: NOW }));
     expect(list.source).toBe('rows');
     expect(list.bucket_ms).toBe(3 * 60_000);
     expect(list.issues.map((i) => [i.code, i.count])).toEqual([['RATE_LIMITED', 3]]);
   });
 
-  it('finds the errors of an issue with issue:<key> and with a 6-digit prefix', () => {
-    const issue = byCode(listIssues(db, { window: WINDOW, now: NOW }).issues)['SCHEMA_VALIDATION_FAILED']!;
-    expect(searchErrors(db, `issue:${issue.key}`, WINDOW, { now: NOW }).total).toBe(5);
-    expect(searchErrors(db, `issue:${issue.key.slice(0, 6).toUpperCase()}`, WINDOW, { now: NOW }).total).toBe(5);
-    expect(searchErrors(db, `-issue:${issue.key}`, WINDOW, { now: NOW }).total).toBe(rateInWindow.length + 3 + 2);
-    expect(() => searchErrors(db, 'issue:abc', WINDOW)).toThrow(/issue takes an issue key/);
+  it('finds the errors of an issue with issue:<key> and with a 6-digit prefix', async () => {
+    const issue = byCode((await listIssues(store, { window: WINDOW, now: NOW })).issues)['SCHEMA_VALIDATION_FAILED']!;
+    expect((await searchErrors(store, `issue:${issue.key}`, WINDOW, { now: NOW })).total).toBe(5);
+    expect((await searchErrors(store, `issue:${issue.key.slice(0, 6).toUpperCase()}`, WINDOW, { now: NOW })).total).toBe(5);
+    expect((await searchErrors(store, `-issue:${issue.key}`, WINDOW, { now: NOW })).total).toBe(rateInWindow.length + 3 + 2);
+    await expect(searchErrors(store, 'issue:abc', WINDOW)).rejects.toThrow(/issue takes an issue key/);
   });
 
-  it('keeps the summary in step with the rows after prune', () => {
-    pruneOlderThan(path, 3 * HOUR - 2000, NOW);
-    const summary = listIssues(db, { window: WINDOW, now: NOW });
-    const rows = listIssues(db, { window: WINDOW, now: NOW, query: '-code:NONE' });
+  it('keeps the summary in step with the rows after prune', async () => {
+    await pruneStore(testStore.target, 3 * HOUR - 2000, NOW);
+    const summary = await listIssues(store, { window: WINDOW, now: NOW });
+    const rows = await listIssues(store, { window: WINDOW, now: NOW, query: '-code:NONE' });
     const strip = (i: Issue) => [i.key, i.count, i.clients, i.first_seen, i.last_seen];
     expect(summary.issues.map(strip)).toEqual(rows.issues.map(strip));
     expect(byCode(summary.issues)['SCHEMA_VALIDATION_FAILED']!.count).toBe(3);
-    const before = db.prepare('SELECT count(*) FROM issue_hours WHERE hour < ?').pluck().get(NOW - 4 * HOUR);
-    expect(before).toBe(0);
+    // The hourly summary is SQLite's (PostgreSQL answers from the rows).
+    if (kind === 'sqlite') expect((await store.get<{ n: number }>('SELECT count(*) AS n FROM issue_hours WHERE hour < ?', [NOW - 4 * HOUR]))?.n).toBe(0);
   });
 });

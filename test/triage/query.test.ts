@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { sqliteReader, type AuditReader } from '../../src/audit/store.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileQuery, describeGap, looksLikePseudonym, looksLikeSubject, parseQuery, QuerySyntaxError, searchErrors } from '../../src/triage/index.js';
 import { seededStore, STORM_CLIENT, T0 } from './seed.js';
@@ -95,9 +96,11 @@ describe('compileQuery', () => {
 describe('queries against a store', () => {
   let store: ReturnType<typeof seededStore>;
   let db: Database.Database;
+  let reader: AuditReader;
   beforeAll(() => {
     store = seededStore();
     db = new Database(store.path, { readonly: true });
+    reader = sqliteReader(db);
   });
   afterAll(() => {
     db.close();
@@ -114,8 +117,8 @@ describe('queries against a store', () => {
     ['skill:"lead.submit\' OR \'1\'=\'1"', 1],
     ['%', 0],
     ['"; DROP TABLE traffic; --"', 0],
-  ])('treats %s as a value, not SQL', (text, rows) => {
-    const res = searchErrors(db, text, all, { now: T0 });
+  ])('treats %s as a value, not SQL', async (text, rows) => {
+    const res = (await searchErrors(reader, text, all, { now: T0 }));
     expect(res.total).toBe(rows);
     if (rows) expect(res.rows.map((r) => r.skill)).toEqual(["lead.submit' OR '1'='1"]);
     expect(count()).toBe(155);
@@ -124,18 +127,18 @@ describe('queries against a store', () => {
   it.each([
     ["' OR 1=1 --", '--'],
     ['code:x");DROP TABLE error_events;--', 'code:x");DROP TABLE error_events;--'],
-  ])('rejects %s with the bad token named, running nothing', (text, token) => {
-    expect(() => searchErrors(db, text, all, { now: T0 })).toThrow(QuerySyntaxError);
+  ])('rejects %s with the bad token named, running nothing', async (text, token) => {
+    await expect(searchErrors(reader, text, all, { now: T0 })).rejects.toThrow(QuerySyntaxError);
     try {
-      searchErrors(db, text, all, { now: T0 });
+      await searchErrors(reader, text, all, { now: T0 });
     } catch (error) {
       expect((error as QuerySyntaxError).token).toBe(token);
     }
     expect(count()).toBe(155);
   });
 
-  it('finds the row whose error_id is an injection string by its exact id', () => {
-    const res = searchErrors(db, `id:"err_quote'; DROP TABLE error_events;--"`, all, { now: T0 });
+  it('finds the row whose error_id is an injection string by its exact id', async () => {
+    const res = (await searchErrors(reader, `id:"err_quote'; DROP TABLE error_events;--"`, all, { now: T0 }));
     expect(res.rows.map((r) => r.error_id)).toEqual(["err_quote'; DROP TABLE error_events;--"]);
   });
 });

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,36 +15,44 @@ import {
   stormId,
   tailCursor,
 } from '../../src/triage/index.js';
-import { event, HEALTHY_CLIENT, insertEvents, MIN, RATE_CLIENT, seededStore, SEED_COUNTS, STORM_CLIENT, STRAY_CLIENT, T0 } from './seed.js';
+import type { AuditReader } from '../../src/audit/store.js';
+import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
+import { event, HEALTHY_CLIENT, MIN, RATE_CLIENT, seedEvents, SEED_COUNTS, STORM_CLIENT, STRAY_CLIENT, T0 } from './seed.js';
 
-let store: ReturnType<typeof seededStore>;
-let db: Database.Database;
 const HOUR = { since: T0, until: T0 + 3_600_000 };
 
-beforeAll(() => {
-  store = seededStore();
-  db = new Database(store.path, { readonly: true });
+// The shared store suite (issue #19): the same triage functions over the same seeded rows give
+// the same answers on SQLite and on PostgreSQL.
+describe.each(STORE_KINDS)('triage over the %s store', (kind) => {
+let store: TestStore;
+let db: AuditReader;
+
+beforeAll(async () => {
+  store = await createTestStore(kind);
+  const { events, traffic } = seedEvents();
+  await store.insertEvents(events);
+  await store.insertTraffic(traffic);
+  db = await store.reader();
 });
-afterAll(() => {
-  db.close();
-  store.cleanup();
+afterAll(async () => {
+  await store.cleanup();
 });
 
 describe('searchErrors', () => {
-  it('returns a page newest first with the total of the window', () => {
-    const res = searchErrors(db, '', HOUR, { limit: 5, now: T0 + HOUR.until });
+  it('returns a page newest first with the total of the window', async () => {
+    const res = (await searchErrors(db, '', HOUR, { limit: 5, now: T0 + HOUR.until }));
     expect(res.total).toBe(SEED_COUNTS.total);
     expect(res.rows.map((r) => r.occurred_at)).toEqual([T0 + 42 * MIN, T0 + 41 * MIN, T0 + 40 * MIN, T0 + 29 * MIN + 30_000, T0 + 28 * MIN + 30_000]);
-    const page2 = searchErrors(db, '', HOUR, { limit: 5, offset: 5 });
+    const page2 = (await searchErrors(db, '', HOUR, { limit: 5, offset: 5 }));
     expect(page2.rows[0]!.occurred_at).toBe(T0 + 27 * MIN + 30_000);
   });
 
-  it('parses JSON columns to arrays and retryable to boolean or null', () => {
-    const [row] = searchErrors(db, 'code:SCHEMA_VALIDATION_FAILED attempt:2', HOUR, { limit: 1 }).rows;
+  it('parses JSON columns to arrays and retryable to boolean or null', async () => {
+    const [row] = (await searchErrors(db, 'code:SCHEMA_VALIDATION_FAILED attempt:2', HOUR, { limit: 1 })).rows;
     expect(row!.retryable).toBe(false);
     expect(row!.retry_flags).toEqual(['retried_non_retryable', 'no_backoff']);
     expect(row!.violations).toEqual([{ location: '/lead/customer/email', keyword: 'format' }]);
-    expect(searchErrors(db, 'retryable:unknown', HOUR).rows.map((r) => [r.code, r.retryable])).toEqual([['EXTENSION_SUPPORT_REQUIRED', null]]);
+    expect((await searchErrors(db, 'retryable:unknown', HOUR)).rows.map((r) => [r.code, r.retryable])).toEqual([['EXTENSION_SUPPORT_REQUIRED', null]]);
   });
 
   it.each([
@@ -68,18 +75,18 @@ describe('searchErrors', () => {
     ['tools/call', 1],
     ['http:200 jsonrpc:-32008', 1],
     ['service:mm-dmc12', 1],
-  ])('%s matches %i rows', (q, n) => {
-    expect(searchErrors(db, q, HOUR, { now: T0 }).total).toBe(n);
+  ])('%s matches %i rows', async (q, n) => {
+    expect((await searchErrors(db, q, HOUR, { now: T0 })).total).toBe(n);
   });
 
-  it('applies since: relative to now', () => {
-    expect(searchErrors(db, 'since:5m', { since: 0, until: T0 + 10 * MIN }, { now: T0 + 10 * MIN }).total).toBe(5);
+  it('applies since: relative to now', async () => {
+    expect((await searchErrors(db, 'since:5m', { since: 0, until: T0 + 10 * MIN }, { now: T0 + 10 * MIN })).total).toBe(5);
   });
 });
 
 describe('errorHistogram', () => {
-  it('counts errors per minute split retryable / terminal / unknown, empty minutes included', () => {
-    const h = errorHistogram(db, '', { since: T0 + 19 * MIN, until: T0 + 23 * MIN }, { now: T0 });
+  it('counts errors per minute split retryable / terminal / unknown, empty minutes included', async () => {
+    const h = (await errorHistogram(db, '', { since: T0 + 19 * MIN, until: T0 + 23 * MIN }, { now: T0 }));
     expect(h.bucketMs).toBe(60_000);
     expect(h.buckets).toEqual([
       { start: T0 + 19 * MIN, retryable: 1, terminal: 0, unknown: 0 },
@@ -87,15 +94,15 @@ describe('errorHistogram', () => {
       { start: T0 + 21 * MIN, retryable: 15, terminal: 0, unknown: 0 },
       { start: T0 + 22 * MIN, retryable: 15, terminal: 0, unknown: 0 },
     ]);
-    const storm = errorHistogram(db, 'skill:lead.submit', { since: T0, until: T0 + 2 * MIN });
+    const storm = (await errorHistogram(db, 'skill:lead.submit', { since: T0, until: T0 + 2 * MIN }));
     expect(storm.buckets.map((b) => b.terminal)).toEqual([16, 16]);
   });
 });
 
 describe('getError and getTrace', () => {
-  it('shows one error with code info, same-trace and same-fingerprint rows', () => {
-    const [second] = searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 }).rows;
-    const d = getError(db, second!.error_id)!;
+  it('shows one error with code info, same-trace and same-fingerprint rows', async () => {
+    const [second] = (await searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 })).rows;
+    const d = (await getError(db, second!.error_id))!;
     expect(d.error.error_id).toBe(second!.error_id);
     expect(d.codeInfo?.code).toBe('SCHEMA_VALIDATION_FAILED');
     expect(d.codeInfo?.retryable).toBe(false);
@@ -104,101 +111,92 @@ describe('getError and getTrace', () => {
     expect(d.sameTrace).toEqual([]);
   });
 
-  it('lists the retry chain nearest the error on both sides with the true count, not the oldest', () => {
-    const [second] = searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 }).rows;
-    const all = getError(db, second!.error_id, { relatedLimit: 1000 })!;
-    const d = getError(db, second!.error_id, { relatedLimit: 2 })!;
+  it('lists the retry chain nearest the error on both sides with the true count, not the oldest', async () => {
+    const [second] = (await searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 })).rows;
+    const all = (await getError(db, second!.error_id, { relatedLimit: 1000 }))!;
+    const d = (await getError(db, second!.error_id, { relatedLimit: 2 }))!;
     expect(d.sameFingerprintCount).toBe(all.sameFingerprint.length);
     // One before (attempt 1) and one after (attempt 3): the neighbours.
     expect(d.sameFingerprint.map((r) => r.attempt)).toEqual([1, 3]);
     expect(d.fingerprintWindowMs).toBe(600_000);
   });
 
-  it('relates the DMC-12 row and the A2A row through their shared trace id', () => {
-    const d = getError(db, 'err_dmc12stray000000000000000000001')!;
+  it('relates the DMC-12 row and the A2A row through their shared trace id', async () => {
+    const d = (await getError(db, 'err_dmc12stray000000000000000000001'))!;
     expect(d.sameTrace.map((r) => r.error_id)).toEqual(['err_a2astray00000000000000000000002']);
     expect(d.codeInfo?.clientAction).toMatch(/another VIN/i);
   });
 
-  it('is undefined for an unknown id', () => {
-    expect(getError(db, 'err_nope')).toBeUndefined();
+  it('is undefined for an unknown id', async () => {
+    expect((await getError(db, 'err_nope'))).toBeUndefined();
   });
 
-  it('finds every row of a W3C trace id or a DMC-12 upstream trace id, oldest first', () => {
-    expect(getTrace(db, '00000000000000000000000000004001').map((r) => r.error_id)).toEqual([
+  it('finds every row of a W3C trace id or a DMC-12 upstream trace id, oldest first', async () => {
+    expect((await getTrace(db, '00000000000000000000000000004001')).map((r) => r.error_id)).toEqual([
       'err_dmc12stray000000000000000000001',
       'err_a2astray00000000000000000000002',
     ]);
-    expect(getTrace(db, 'trc_0123456789abcdef01234567').map((r) => r.code)).toEqual(['RESERVATION_CONFLICT']);
-    expect(getTrace(db, 'trc_unknown')).toEqual([]);
+    expect((await getTrace(db, 'trc_0123456789abcdef01234567')).map((r) => r.code)).toEqual(['RESERVATION_CONFLICT']);
+    expect((await getTrace(db, 'trc_unknown'))).toEqual([]);
   });
 });
 
 describe('nextErrors', () => {
-  it('returns rows that land after the cursor once, including late commits within the lookback', () => {
-    const writable = new Database(store.path);
-    try {
-      const start = T0 + 50 * MIN;
-      let { rows, cursor } = nextErrors(db, '', tailCursor(start), { now: start });
-      expect(rows).toEqual([]);
-      const a = event({ occurred_at: start + 1000, code: 'INTERNAL_ERROR' });
-      insertEvents(writable, [a]);
-      ({ rows, cursor } = nextErrors(db, '', cursor, { now: start + 2000 }));
-      expect(rows.map((r) => r.error_id)).toEqual([a.error_id]);
-      const late = event({ occurred_at: start + 500, code: 'RATE_LIMITED' }); // committed later, older time
-      const future = event({ occurred_at: start + 60_000, code: 'INTERNAL_ERROR' }); // writer clock ahead
-      insertEvents(writable, [late, future]);
-      ({ rows, cursor } = nextErrors(db, '', cursor, { now: start + 3000 }));
-      expect(rows.map((r) => r.error_id)).toEqual([late.error_id, future.error_id]);
-      ({ rows, cursor } = nextErrors(db, '', cursor, { now: start + 4000 }));
-      expect(rows).toEqual([]);
-      ({ rows } = nextErrors(db, 'code:INTERNAL_ERROR', cursor, { now: start + 5000 }));
-      expect(rows).toEqual([]);
-      writable.prepare('DELETE FROM error_events WHERE error_id = ?').run(future.error_id);
-      writable.prepare('DELETE FROM error_events WHERE error_id IN (?, ?)').run(a.error_id, late.error_id);
-    } finally {
-      writable.close();
-    }
+  it('returns rows that land after the cursor once, including late commits within the lookback', async () => {
+    const start = T0 + 50 * MIN;
+    let { rows, cursor } = (await nextErrors(db, '', tailCursor(start), { now: start }));
+    expect(rows).toEqual([]);
+    const a = event({ occurred_at: start + 1000, code: 'INTERNAL_ERROR' });
+    await store.insertEvents([a]);
+    ({ rows, cursor } = (await nextErrors(db, '', cursor, { now: start + 2000 })));
+    expect(rows.map((r) => r.error_id)).toEqual([a.error_id]);
+    const late = event({ occurred_at: start + 500, code: 'RATE_LIMITED' }); // committed later, older time
+    const future = event({ occurred_at: start + 60_000, code: 'INTERNAL_ERROR' }); // writer clock ahead
+    await store.insertEvents([late, future]);
+    ({ rows, cursor } = (await nextErrors(db, '', cursor, { now: start + 3000 })));
+    expect(rows.map((r) => r.error_id)).toEqual([late.error_id, future.error_id]);
+    ({ rows, cursor } = (await nextErrors(db, '', cursor, { now: start + 4000 })));
+    expect(rows).toEqual([]);
+    ({ rows } = (await nextErrors(db, 'code:INTERNAL_ERROR', cursor, { now: start + 5000 })));
+    expect(rows).toEqual([]);
+    await store.deleteEvents([future.error_id, a.error_id, late.error_id]);
   });
 });
 
 describe('nextErrors paging', () => {
-  it('pages through a burst larger than one page and skips none, then catches up with late commits', () => {
-    const writable = new Database(store.path);
+  it('pages through a burst larger than one page and skips none, then catches up with late commits', async () => {
     const burst = Array.from({ length: 2_500 }, (_, i) => event({ occurred_at: T0 + 55 * MIN + 1000 + Math.floor(i / 3), code: 'RATE_LIMITED' }));
     try {
       const start = T0 + 55 * MIN;
-      let next = nextErrors(db, '', tailCursor(start), { now: start });
-      insertEvents(writable, burst);
+      let next = await nextErrors(db, '', tailCursor(start), { now: start });
+      await store.insertEvents(burst);
       const got: string[] = [];
       const pages: number[] = [];
-      next = nextErrors(db, '', next.cursor, { now: start + 2000 });
+      next = await nextErrors(db, '', next.cursor, { now: start + 2000 });
       for (;;) {
         pages.push(next.rows.length);
         got.push(...next.rows.map((r) => r.error_id));
         if (!next.more) break;
-        next = nextErrors(db, '', next.cursor, { now: start + 2000 });
+        next = await nextErrors(db, '', next.cursor, { now: start + 2000 });
       }
       expect(pages).toEqual([1000, 1000, 500]);
       expect(new Set(got).size).toBe(2_500);
       expect(new Set(got)).toEqual(new Set(burst.map((e) => e.error_id)));
       const late = event({ occurred_at: start + 1500, code: 'INTERNAL_ERROR' });
-      insertEvents(writable, [late]);
-      next = nextErrors(db, '', next.cursor, { now: start + 3000 });
+      await store.insertEvents([late]);
+      next = await nextErrors(db, '', next.cursor, { now: start + 3000 });
       expect(next.rows.map((r) => r.error_id)).toEqual([late.error_id]);
       expect(next.more).toBe(false);
       burst.push(late);
     } finally {
-      const del = writable.prepare('DELETE FROM error_events WHERE error_id = ?');
-      for (const e of burst) del.run(e.error_id);
-      writable.close();
+      await store.deleteEvents(burst.map((e) => e.error_id));
     }
   });
 });
 
 describe('computeStats and listGaps', () => {
-  it('counts by code, skill, protocol, retryable and flag, with traffic rates', () => {
-    const s = computeStats(db, null, HOUR, { now: T0 });
+  it('counts by code, skill, protocol, retryable and flag, with traffic rates', async () => {
+    const s = (await computeStats(db, null, HOUR, { now: T0 }));
     expect(s.errors).toBe(SEED_COUNTS.total);
     expect(s.byCode.map((r) => [r.key, r.protocol, r.count])).toEqual([
       ['SCHEMA_VALIDATION_FAILED', 'aap', 80],
@@ -219,18 +217,16 @@ describe('computeStats and listGaps', () => {
     expect(s.traffic).toEqual({ requests: 3170, errors: 272, retries: 246, errorRate: 272 / 3170, retryRatio: 246 / 3170 });
   });
 
-  it('lists gap records overlapping the window', () => {
-    const writable = new Database(store.path);
-    writable.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)').run('dealer-test', T0 + MIN, T0 + 2 * MIN, 17, 'queue-full');
-    writable.close();
-    expect(listGaps(db, HOUR).map((g) => [g.dropped, g.reason])).toEqual([[17, 'queue-full']]);
-    expect(listGaps(db, { since: T0 + 3 * MIN, until: T0 + 4 * MIN })).toEqual([]);
+  it('lists gap records overlapping the window', async () => {
+    await store.insertGap({ service: 'dealer-test', started_at: T0 + MIN, ended_at: T0 + 2 * MIN, dropped: 17, reason: 'queue-full' });
+    expect((await listGaps(db, HOUR)).map((g) => [g.dropped, g.reason])).toEqual([[17, 'queue-full']]);
+    expect((await listGaps(db, { since: T0 + 3 * MIN, until: T0 + 4 * MIN }))).toEqual([]);
   });
 });
 
 describe('findStorms', () => {
-  it('finds the two hand-worked episodes and not the healthy client', () => {
-    const storms = findStorms(db, HOUR);
+  it('finds the two hand-worked episodes and not the healthy client', async () => {
+    const storms = (await findStorms(db, HOUR));
     expect(storms.map((s) => [s.client, (s.start - T0) / MIN, (s.end - T0) / MIN])).toEqual([
       [RATE_CLIENT, 20, 23],
       [STORM_CLIENT, 0, 5],
@@ -251,18 +247,18 @@ describe('findStorms', () => {
     expect(rate.id).toMatch(/^storm-20261130T1020Z-[0-9a-f]{8}$/);
   });
 
-  it('finds an episode again by its id, whatever window listed it', () => {
+  it('finds an episode again by its id, whatever window listed it', async () => {
     const id = stormId(STORM_CLIENT, T0);
-    const s = findStormById(db, id)!;
+    const s = (await findStormById(db, id))!;
     expect([s.id, s.client, s.requests]).toEqual([id, STORM_CLIENT, 80]);
-    expect(findStormById(db, 'storm-20261130T0900Z-00000000')).toBeUndefined();
-    expect(findStormById(db, 'not-a-storm')).toBeUndefined();
+    expect((await findStormById(db, 'storm-20261130T0900Z-00000000'))).toBeUndefined();
+    expect((await findStormById(db, 'not-a-storm'))).toBeUndefined();
   });
 });
 
 describe('draftIncident', () => {
-  it('drafts a storm with every section DESIGN §7 asks for', () => {
-    const d = draftIncident(db, { kind: 'storm', id: stormId(STORM_CLIENT, T0) }, { now: T0 + 3_600_000 })!;
+  it('drafts a storm with every section DESIGN §7 asks for', async () => {
+    const d = (await draftIncident(db, { kind: 'storm', id: stormId(STORM_CLIENT, T0) }, { now: T0 + 3_600_000 }))!;
     expect(d.subject).toBe(`[aap-triage] Retry storm from client ${STORM_CLIENT.slice(0, 8)} on lead.submit: SCHEMA_VALIDATION_FAILED (80 errors, 2026-11-30 10:00Z)`);
     const sections = d.text.split('\n').filter((l) => /^[A-Z]/.test(l));
     expect(sections).toEqual([
@@ -288,20 +284,20 @@ describe('draftIncident', () => {
     expect(d.markdown).toContain('| `SCHEMA_VALIDATION_FAILED` | aap | false | 80 | 60 | 4 |');
   });
 
-  it('drafts from a query and from error ids, and returns undefined when nothing matches', () => {
-    const q = draftIncident(db, { kind: 'query', query: 'code:RATE_LIMITED client:' + RATE_CLIENT, window: HOUR }, { now: T0 })!;
+  it('drafts from a query and from error ids, and returns undefined when nothing matches', async () => {
+    const q = (await draftIncident(db, { kind: 'query', query: 'code:RATE_LIMITED client:' + RATE_CLIENT, window: HOUR }, { now: T0 }))!;
     expect(q.facts.errors).toBe(42);
     expect(q.facts.requests).toBe(90);
     expect(q.text).toContain('36 came before retry_after_ms had elapsed (the server asked for 30000 ms)');
-    const ids = draftIncident(db, { kind: 'errors', ids: ['err_dmc12stray000000000000000000001'] }, { now: T0 })!;
+    const ids = (await draftIncident(db, { kind: 'errors', ids: ['err_dmc12stray000000000000000000001'] }, { now: T0 }))!;
     expect(ids.facts.summary.samples.map((s) => s.upstream_trace_id)).toEqual(['trc_0123456789abcdef01234567']);
     expect(ids.subject).toContain('1 error RESERVATION_CONFLICT on create_reservation');
-    expect(draftIncident(db, { kind: 'errors', ids: ['err_nope'] })).toBeUndefined();
-    expect(draftIncident(db, { kind: 'query', query: 'code:NOPE', window: HOUR })).toBeUndefined();
+    expect((await draftIncident(db, { kind: 'errors', ids: ['err_nope'] }))).toBeUndefined();
+    expect((await draftIncident(db, { kind: 'query', query: 'code:NOPE', window: HOUR }))).toBeUndefined();
   });
 
   it('builds an .eml that parses back to the same headers and body', async () => {
-    const d = draftIncident(db, { kind: 'storm', id: stormId(RATE_CLIENT, T0 + 20 * MIN) }, { now: T0 })!;
+    const d = (await draftIncident(db, { kind: 'storm', id: stormId(RATE_CLIENT, T0 + 20 * MIN) }, { now: T0 }))!;
     const date = new Date(T0 + 3_600_000);
     const raw = await buildIncidentEml(d, { from: 'Dealer On-call <oncall@dealer.example.com>', to: ['partner@example.com', 'ops@example.com'], date, messageId: '<storm-1@dealer.example.com>' });
     const mail = await simpleParser(raw);
@@ -313,6 +309,8 @@ describe('draftIncident', () => {
     expect(mail.headers.get('mime-version')).toBe('1.0');
     expect(mail.text?.trimEnd()).toBe(d.text.slice(d.text.indexOf('\n\n') + 2).trimEnd());
   });
+});
+
 });
 
 describe('codeInfoFor', () => {

@@ -2,7 +2,7 @@
 // client's label (`aap-triage clients label … --contact`), unless addresses were given.
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAuditReader } from '../../src/audit/index.js';
+import { openAuditReader, sqliteReader } from '../../src/audit/index.js';
 import { setClientLabel } from '../../src/audit/labels.js';
 import { createTriageSource } from '../../src/tui/triage-source.js';
 import { seededStore, STORM_CLIENT, T0 } from '../triage/seed.js';
@@ -20,10 +20,10 @@ afterAll(() => store.cleanup());
 async function stormEmlTo(options: { to?: string }): Promise<string[]> {
   const db = openAuditReader(store.path);
   try {
-    const source = createTriageSource(db, options);
-    const storm = source.storms(WINDOW).find((s) => s.client === STORM_CLIENT);
+    const source = createTriageSource(sqliteReader(db), options);
+    const storm = (await source.storms(WINDOW)).find((s) => s.client === STORM_CLIENT);
     expect(storm).toBeDefined();
-    const doc = source.draft({ kind: 'storm', id: storm!.id }, WINDOW, NOW);
+    const doc = await source.draft({ kind: 'storm', id: storm!.id }, WINDOW, NOW);
     if (!doc || 'error' in doc) throw new Error('no draft');
     const mail = await simpleParser(await source.eml(doc, NOW));
     return mail.to && !Array.isArray(mail.to) ? mail.to.value.map((v) => v.address ?? '') : [];

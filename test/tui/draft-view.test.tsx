@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openAuditReader } from '../../src/audit/index.js';
+import { openAuditReader, sqliteReader } from '../../src/audit/index.js';
 import { draftIncident } from '../../src/triage/draft.js';
 import { KEY, renderApp, seeded, settle, type Seeded } from './helpers/render.js';
 
@@ -50,7 +50,7 @@ describe('Draft view', () => {
     // The file holds exactly what triage drafts for that storm (same clock).
     const stormId = /draft: storm (storm-\S+)/.exec(ui.frame())?.[1] ?? '';
     const db = openAuditReader(s.path);
-    const expected = draftIncident(db, { kind: 'storm', id: stormId }, { now: s.now });
+    const expected = (await draftIncident(sqliteReader(db), { kind: 'storm', id: stormId }, { now: s.now }));
     db.close();
     expect(readFileSync(txtPath, 'utf8')).toBe(expected?.text.endsWith('\n') ? expected.text : `${expected?.text}\n`);
 

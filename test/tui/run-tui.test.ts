@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_INTERACTIVE_MESSAGE, runTui } from '../../src/tui/index.js';
+import { createTestStore } from '../helpers/stores.js';
 import { seedTuiDb } from './helpers/seed.js';
 
 /** A TTY-like output stream that keeps what ink writes. */
@@ -69,6 +70,25 @@ describe('runTui', () => {
     expect(out.text).not.toContain('\u001b[3J');
     input.type('q');
     await expect(done).resolves.toBe(0);
+  });
+
+  it('draws the same Issues view from a PostgreSQL store, with no password on screen', async () => {
+    const store = await createTestStore('postgres');
+    try {
+      await store.copyFrom(db);
+      const u = new URL(store.target);
+      u.password = 'tui-s3cret';
+      const out = new TtyOut();
+      const input = new TtyIn();
+      const done = runTui({ dbPath: u.toString(), stdin: input as never, stdout: out as never, stderr: sink(), env: {}, refreshMs: 0 });
+      for (let t = 0; t < 20_000 && !/issues 1–4 of 4/.test(out.text); t += 20) await new Promise((r) => setTimeout(r, 20));
+      expect(out.text).toMatch(/issues 1–4 of 4/);
+      expect(out.text).not.toContain('tui-s3cret');
+      input.type('q');
+      await expect(done).resolves.toBe(0);
+    } finally {
+      await store.cleanup();
+    }
   });
 
   it('refuses a non-terminal with the one line and 2, before opening the database', async () => {

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
 import { formatUtc, listClients, resolveClient, type ClientRef } from '../../triage/index.js';
-import { labelNameProblem, removeClientLabel, setClientLabel } from '../../triage/store.js';
+import { labelClientInStore, labelNameProblem, unlabelClientInStore } from '../../triage/store.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 import { percent, table } from '../format.js';
 
 /** The pseudonym a `clients label|unlabel <client>` argument names, or a one-line usage error. */
-function clientOf(ctx: CommandContext, cmd: Command, value: string): { client: string; ref: ClientRef } {
-  const ref = resolveClient(ctx.openDb(cmd), value, ctx.pseudonymizer(cmd, false), ctx.now());
+async function clientOf(ctx: CommandContext, cmd: Command, value: string): Promise<{ client: string; ref: ClientRef }> {
+  const ref = (await resolveClient((await ctx.openDb(cmd)), value, ctx.pseudonymizer(cmd, false), ctx.now()));
   if (ref.kind === 'ambiguous') {
     throw new CliError(`'${value}' starts ${ref.matches.length} client pseudonyms (${ref.matches.map((m) => m.slice(0, 10)).join(', ')}…)`, 'give more characters of the one you mean', EXIT.USAGE);
   }
@@ -28,10 +28,10 @@ export const clientsCommand: CommandModule = {
     const clients = program
       .command('clients')
       .description('client pseudonyms with their traffic over the window (default 24 h), most calls first, with their labels')
-      .action((_opts: unknown, cmd: Command) => {
+      .action(async (_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
-        const list = listClients(ctx.openDb(cmd), window).slice(0, ctx.limit(cmd, 1000));
+        const list = (await listClients((await ctx.openDb(cmd)), window)).slice(0, ctx.limit(cmd, 1000));
         if (g.json) {
           ctx.json(list);
           return;
@@ -65,7 +65,7 @@ export const clientsCommand: CommandModule = {
       .argument('<client>', 'the API key (needs the pseudonymisation key), the pseudonym, or its first 6+ characters as the views show it')
       .argument('<name>', 'the partner name, e.g. "Acme Motors"')
       .option('--contact <email>', "the partner's support address, one address (drafts of its storms are addressed to it)")
-      .action((value: string, name: string, _opts: unknown, cmd: Command) => {
+      .action(async (value: string, name: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const problem = labelNameProblem(name);
         if (problem) throw new CliError(`the name ${problem}`, 'give a short printable name, e.g. "Acme Motors"', EXIT.USAGE);
@@ -78,12 +78,12 @@ export const clientsCommand: CommandModule = {
             throw error;
           }
         }
-        const { client, ref } = clientOf(ctx, cmd, value);
+        const { client, ref } = await clientOf(ctx, cmd, value);
         const path = ctx.storePath(cmd);
         ctx.close(); // the label is written on a read-write connection of its own
         let label;
         try {
-          label = setClientLabel(path, { client, name, contact, now: ctx.now() });
+          label = await labelClientInStore(path, { client, name, contact, now: ctx.now() });
         } catch (error) {
           throw toCliError(error);
         }
@@ -94,14 +94,14 @@ export const clientsCommand: CommandModule = {
       .command('unlabel')
       .description('remove the label of a client')
       .argument('<client>', 'the API key, the pseudonym or its first 6+ characters')
-      .action((value: string, _opts: unknown, cmd: Command) => {
+      .action(async (value: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
-        const { client } = clientOf(ctx, cmd, value);
+        const { client } = await clientOf(ctx, cmd, value);
         const path = ctx.storePath(cmd);
         ctx.close();
         let removed: boolean;
         try {
-          removed = removeClientLabel(path, client);
+          removed = await unlabelClientInStore(path, client);
         } catch (error) {
           throw toCliError(error);
         }

@@ -10,7 +10,7 @@ export const completionCommand: CommandModule = {
       .command('completion')
       .description('print the shell completion script: eval "$(aap-triage completion bash)" (zsh, fish alike)')
       .argument('<shell>', SHELLS.join(' | '))
-      .action((shell: string) => {
+      .action(async (shell: string) => {
         if (!(SHELLS as readonly string[]).includes(shell)) throw new CliError(`no completion for shell '${shell}'`, `use one of ${SHELLS.join(', ')}`, EXIT.USAGE);
         ctx.io.stdout.write(completionScript(program, shell as Shell));
       });

@@ -3,11 +3,14 @@ import { listGaps } from '../../triage/index.js';
 import {
   AuditStoreError,
   DEFAULT_JOURNAL_SIZE_LIMIT_BYTES,
+  defaultKeyFilePath,
+  isPostgresUrl,
   inspectStore,
   loadPseudonymizer,
-  migrateStore,
+  inspectPostgresStore,
+  migrateAuditStore,
   nativeModuleProblem,
-  openAuditReader,
+  openStoreReader,
   PseudonymKeyError,
   readHealthRecords,
   type StoreInspection,
@@ -41,11 +44,11 @@ const mib = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MiB`;
  * --migrate`) into the line a hint prints — the CLI repeats the operator's `--db` and `--key-file`;
  * default `aap-triage <command>`. `now` is epoch ms.
  */
-export function runDoctor(
+export async function runDoctor(
   dbPath: string,
   env: NodeJS.ProcessEnv,
   options: { keyFile?: string; integrity?: boolean; now: number; command?: (rest: string) => string },
-): DoctorCheck[] {
+): Promise<DoctorCheck[]> {
   const command = options.command ?? ((rest: string) => `aap-triage ${rest}`);
   const checks: DoctorCheck[] = [];
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -57,8 +60,9 @@ export function runDoctor(
   });
   const native = nativeModuleProblem();
   checks.push(native === null ? { check: 'native', status: 'ok', detail: 'better-sqlite3 loads' } : { check: 'native', status: 'fail', detail: native });
+  if (isPostgresUrl(dbPath)) checks.push(...(await postgresChecks(dbPath, options.now, command)));
   let store: StoreInspection | undefined;
-  if (native === null) {
+  if (native === null && !isPostgresUrl(dbPath)) {
     try {
       store = inspectStore(dbPath, { quickCheckMaxBytes: options.integrity ? Number.POSITIVE_INFINITY : QUICK_CHECK_MAX_BYTES });
       const schema = `schema ${store.schemaVersion} of ${store.expectedVersion}`;
@@ -87,7 +91,7 @@ export function runDoctor(
         ? { check: 'wal', status: 'warn', detail: `WAL is ${mib(store.walBytes)} — a long-running reader is starving checkpoints; close idle aap-triage tail/tui sessions` }
         : { check: 'wal', status: 'ok', detail: `WAL ${mib(store.walBytes)}` },
     );
-    if (store.schemaVersion === store.expectedVersion) checks.push(gapsCheck(dbPath, options.now, command));
+    if (store.schemaVersion === store.expectedVersion) checks.push(await gapsCheck(dbPath, options.now, command));
   }
   try {
     const warnings: string[] = [];
@@ -98,7 +102,7 @@ export function runDoctor(
       create: false,
       logger: { info: () => undefined, warn: (_o, msg) => warnings.push(msg ?? 'warning'), error: (_o, msg) => warnings.push(msg ?? 'error') },
     });
-    const source = env['AAP_TRIAGE_KEY'] ? 'AAP_TRIAGE_KEY' : (options.keyFile ?? `${dbPath}.key`);
+    const source = env['AAP_TRIAGE_KEY'] ? 'AAP_TRIAGE_KEY' : (options.keyFile ?? defaultKeyFilePath(dbPath));
     checks.push(
       warnings.length
         ? { check: 'key', status: 'warn', detail: `key ${p.keyId} (${source}): ${warnings.join('; ')}` }
@@ -130,12 +134,25 @@ export function runDoctor(
   return checks;
 }
 
+/** The PostgreSQL store's checks: schema, partitions and size (no password in any line), then its gap records. */
+async function postgresChecks(url: string, now: number, command: (rest: string) => string): Promise<DoctorCheck[]> {
+  try {
+    const s = await inspectPostgresStore(url);
+    const facts = `schema ${s.schemaVersion} of ${s.expectedVersion}, ${s.partitions} day partitions, ${mib(s.totalBytes)}, PostgreSQL ${s.serverVersion}`;
+    if (s.schemaVersion < s.expectedVersion) return [{ check: 'database', status: 'fail', detail: `${s.path} (${facts}): older than this aap-triage — run ${command('doctor --migrate')}` }];
+    return [{ check: 'database', status: 'ok', detail: `${s.path} (${facts})` }, await gapsCheck(url, now, command)];
+  } catch (error) {
+    const msg = error instanceof AuditStoreError ? error.message : String((error as Error).message).split('\n')[0];
+    return [{ check: 'database', status: 'fail', detail: msg ?? 'cannot open' }];
+  }
+}
+
 /** The gap records of the last 7 days, as one check (through the read-only reader). */
-function gapsCheck(dbPath: string, now: number, command: (rest: string) => string): DoctorCheck {
+async function gapsCheck(dbPath: string, now: number, command: (rest: string) => string): Promise<DoctorCheck> {
   let db;
   try {
-    db = openAuditReader(dbPath);
-    const gaps = listGaps(db, { since: now - GAP_LOOKBACK_MS, until: now + 1 });
+    db = await openStoreReader(dbPath);
+    const gaps = await listGaps(db, { since: now - GAP_LOOKBACK_MS, until: now + 1 });
     const dropped = gaps.reduce((a, g) => a + g.dropped, 0);
     return gaps.length
       ? { check: 'gaps', status: 'warn', detail: `${dropped} errors seen but not recorded in the last 7 days (${gaps.length} gap records) — see ${command('stats --since 7d')} and the writer's logs` }
@@ -143,7 +160,7 @@ function gapsCheck(dbPath: string, now: number, command: (rest: string) => strin
   } catch (error) {
     return { check: 'gaps', status: 'skip', detail: `cannot list gap records: ${String((error as Error).message).split('\n')[0]}` };
   } finally {
-    db?.close();
+    await db?.close();
   }
 }
 
@@ -156,12 +173,12 @@ export const doctorCommand: CommandModule = {
       .description('check the database (opens, schema, integrity, WAL), the key, the native module and Node; exit 3 on a failure')
       .option('--integrity', 'run quick_check even on a large file')
       .option('--migrate', "first upgrade an older database to this aap-triage's schema (BEGIN IMMEDIATE; writers wait while it runs)")
-      .action((_opts: unknown, cmd: Command) => {
+      .action(async (_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         if (g['migrate']) {
           let done;
           try {
-            done = migrateStore(ctx.storePath(cmd));
+            done = await migrateAuditStore(ctx.storePath(cmd));
           } catch (error) {
             throw toCliError(error);
           }
@@ -169,7 +186,7 @@ export const doctorCommand: CommandModule = {
           if (g.json) ctx.note(`aap-triage: ${line}`);
           else ctx.out(line);
         }
-        const checks = runDoctor(ctx.storePath(cmd), ctx.io.env, {
+        const checks = await runDoctor(ctx.storePath(cmd), ctx.io.env, {
           keyFile: g.keyFile,
           integrity: Boolean(g['integrity']),
           now: ctx.now(),

@@ -75,7 +75,7 @@ export const draftCommand: CommandModule = {
         const traceUrl = ctx.io.env[TRACE_URL_ENV] || undefined;
         const traceProblem = traceUrl ? traceUrlProblem(traceUrl) : null;
         if (traceProblem) throw new CliError(traceProblem, null, EXIT.USAGE);
-        const draft = draftIncident(ctx.openDb(cmd), source, {
+        const draft = await draftIncident(await ctx.openDb(cmd), source, {
           now: ctx.now(),
           pseudonymizer,
           nextUpdateMinutes: nextUpdate,

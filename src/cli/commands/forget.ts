@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { forgetSubject, type ForgetResult } from '../../triage/store.js';
+import { forgetInStore, type ForgetResult } from '../../triage/store.js';
 import { CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 
 /**
@@ -23,7 +23,7 @@ export const forgetCommand: CommandModule = {
       .description("delete every error recorded for a customer's email or phone (matched by its pseudonym under the current key)")
       .option('--email <email>', 'the customer email')
       .option('--phone <phone>', 'the customer phone')
-      .action((_opts: unknown, cmd: Command) => {
+      .action(async (_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const email = g['email'] as string | undefined;
         const phone = g['phone'] as string | undefined;
@@ -34,7 +34,7 @@ export const forgetCommand: CommandModule = {
         if (!p) throw new CliError('no pseudonym key', 'set AAP_TRIAGE_KEY or --key-file', EXIT.ENV);
         let result: ForgetResult;
         try {
-          result = forgetSubject(storePath, p, value);
+          result = await forgetInStore(storePath, p, value);
         } catch (error) {
           if (error instanceof TypeError) throw new CliError(`the ${email !== undefined ? 'email' : 'phone'} given normalises to nothing`, 'give a full email address or phone number', EXIT.USAGE);
           throw toCliError(error);

@@ -19,21 +19,21 @@ export const issuesCommand: CommandModule = {
         '\nState: new (first seen in the window), regressed (back after 6 h or more without an error),\n' +
           'ongoing. List one issue\'s errors with: aap-triage search issue:<KEY>. Exit 0 even when there are none.',
       )
-      .action((words: string[], _opts: unknown, cmd: Command) => {
+      .action(async (words: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const sort = String(g['sort']);
         if (!(ISSUE_SORTS as readonly string[]).includes(sort)) throw new CliError(`--sort must be one of ${ISSUE_SORTS.join(', ')}, got '${sort}'`, 'e.g. --sort last_seen', EXIT.USAGE);
         const query = queryFromWords(words);
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
-        const db = ctx.openDb(cmd);
-        const list = listIssues(db, {
+        const db = (await ctx.openDb(cmd));
+        const list = (await listIssues(db, {
           window,
           sort: sort as IssueSort,
           query,
           limit: ctx.limit(cmd, 1000),
           now: ctx.now(),
           pseudonymizer: pseudonymizerFor(ctx, cmd, query),
-        });
+        }));
         if (g.json) {
           ctx.json(list);
           return;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_RETENTION_MS, previewPrune, pruneOlderThan } from '../../triage/store.js';
+import { DEFAULT_RETENTION_MS, previewPruneInStore, pruneStore } from '../../triage/store.js';
 import { formatUtc, parseDuration } from '../../triage/index.js';
 import { CliError, DAY_MS, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 
@@ -16,7 +16,7 @@ export const pruneCommand: CommandModule = {
       .option('--older-than <duration>', 'age to keep, e.g. 90d, 30d, 12h (under 1h needs --force)', `${DEFAULT_RETENTION_MS / DAY_MS}d`)
       .option('--dry-run', 'count what would be deleted, delete nothing')
       .option('--force', 'allow an --older-than under one hour')
-      .action((_opts: unknown, cmd: Command) => {
+      .action(async (_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const raw = String(g['olderThan']);
         const ms = parseDuration(raw);
@@ -24,7 +24,7 @@ export const pruneCommand: CommandModule = {
         const dryRun = g['dryRun'] === true;
         if (ms < PRUNE_FORCE_BELOW_MS && !dryRun && g['force'] !== true) {
           throw new CliError(
-            `--older-than ${raw} would delete everything older than ${Math.round(ms / 60_000)} minutes`,
+            `--older-than ${raw} would delete everything older than ${Math.round(ms / 60_000)} minute${Math.round(ms / 60_000) === 1 ? '' : 's'}`,
             `check with ${ctx.commandLine(cmd, `prune --older-than ${raw} --dry-run`, { window: false })}, then add --force (m is minutes; 30d is 30 days)`,
             EXIT.USAGE,
           );
@@ -33,7 +33,7 @@ export const pruneCommand: CommandModule = {
         if (dryRun) {
           let p;
           try {
-            p = previewPrune(path, ms, ctx.now());
+            p = await previewPruneInStore(path, ms, ctx.now());
           } catch (error) {
             throw toCliError(error);
           }
@@ -49,7 +49,7 @@ export const pruneCommand: CommandModule = {
         }
         let result;
         try {
-          result = pruneOlderThan(path, ms, ctx.now());
+          result = await pruneStore(path, ms, ctx.now());
         } catch (error) {
           throw toCliError(error);
         }

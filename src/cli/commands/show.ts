@@ -12,16 +12,16 @@ export const showCommand: CommandModule = {
       .command('show')
       .description('one error with its code meaning, recommended client action and related errors (exit 1 if unknown)')
       .argument('<error_id>', 'the error id the client quoted (err_…)')
-      .action((errorId: string, _opts: unknown, cmd: Command) => {
+      .action(async (errorId: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
-        const db = ctx.openDb(cmd);
-        const detail = getError(db, errorId.trim());
+        const db = (await ctx.openDb(cmd));
+        const detail = (await getError(db, errorId.trim()));
         if (!detail) {
           ctx.note(`aap-triage: no error with id ${errorId} — check the id, or the --db the client's server writes to`);
           ctx.exitCode = EXIT.NOT_FOUND;
           return;
         }
-        const labels = loadClientLabels(db);
+        const labels = (await loadClientLabels(db));
         const label = detail.error.client ? (labels.get(detail.error.client) ?? null) : null;
         if (g.json) {
           ctx.json({ ...detail, client_label: label });

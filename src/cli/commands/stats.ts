@@ -15,13 +15,13 @@ export const statsCommand: CommandModule = {
       .description('counts by code, skill, protocol and retryable over the window (default 24 h), error rate from traffic')
       .argument('[query...]', 'optional query words to narrow the errors counted')
       .allowUnknownOption(true)
-      .action((words: string[], _opts: unknown, cmd: Command) => {
+      .action(async (words: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const query = queryFromWords(words);
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
-        const db = ctx.openDb(cmd);
-        const stats = computeStats(db, query, window, { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) });
-        const gaps = listGaps(db, stats.window);
+        const db = await ctx.openDb(cmd);
+        const stats = await computeStats(db, query, window, { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) });
+        const gaps = await listGaps(db, stats.window);
         if (g.json) {
           ctx.json({ ...stats, gaps });
           return;

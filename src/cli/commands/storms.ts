@@ -20,7 +20,7 @@ export const stormsCommand: CommandModule = {
       .option('--retry-ratio <fraction>', `retry ratio over which a minute is stormy (default ${STORM_DEFAULTS.retryRatio})`)
       .option('--min-retries <n>', `retries a minute needed with it (default ${STORM_DEFAULTS.minRetriesPerMinute})`)
       .option('--amplification <x>', `attempts ÷ distinct requests held ${STORM_DEFAULTS.amplificationMinutes} minutes (default ${STORM_DEFAULTS.amplification})`)
-      .action((_opts: unknown, cmd: Command) => {
+      .action(async (_opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const thresholds: Partial<StormThresholds> = {};
         const rr = threshold(g['retryRatio'], 'retry-ratio');
@@ -30,9 +30,9 @@ export const stormsCommand: CommandModule = {
         if (mr !== undefined) thresholds.minRetriesPerMinute = mr;
         if (amp !== undefined) thresholds.amplification = amp;
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
-        const db = ctx.openDb(cmd);
-        const storms = findStorms(db, window, { thresholds }).slice(0, ctx.limit(cmd, 1000));
-        const labels = loadClientLabels(db);
+        const db = (await ctx.openDb(cmd));
+        const storms = (await findStorms(db, window, { thresholds })).slice(0, ctx.limit(cmd, 1000));
+        const labels = (await loadClientLabels(db));
         if (g.json) {
           ctx.json(storms.map((s) => ({ ...s, clientLabel: labels.get(s.client) ?? null })));
           return;

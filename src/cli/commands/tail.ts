@@ -37,19 +37,19 @@ export const tailCommand: CommandModule = {
         if (!Number.isInteger(interval) || interval < 50) throw new CliError(`--interval must be an integer ≥ 50 (ms), got '${String(g['interval'])}'`, 'e.g. --interval 1000', EXIT.USAGE);
         if (!Number.isInteger(lines) || lines < 0) throw new CliError(`--lines must be a non-negative integer, got '${String(g['lines'])}'`, 'e.g. --lines 10', EXIT.USAGE);
         const query = queryFromWords(words);
-        const db = ctx.openDb(cmd);
+        const db = await ctx.openDb(cmd);
         const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
-        const labels = loadClientLabels(db);
-        const print = (rows: ReturnType<typeof searchErrors>['rows']): void => {
+        const labels = (await loadClientLabels(db));
+        const print = (rows: Awaited<ReturnType<typeof searchErrors>>['rows']): void => {
           for (const r of rows) ctx.out(g.json ? JSON.stringify(r) : fixedRow(errorCells(r, labels)));
         };
         const now = ctx.now();
-        const first = lines > 0 ? searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true }).rows.reverse() : [];
+        const first = lines > 0 ? (await searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true })).rows.reverse() : [];
         if (!g.json) ctx.out(fixedRow(ERROR_HEADERS));
         print(first);
         // Mark what is already there (the lookback and any future-stamped rows) as seen, page by page.
-        let mark = nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 });
-        while (mark.more) mark = nextErrors(db, query, mark.cursor, { ...options, limit: 100_000 });
+        let mark = await nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 });
+        while (mark.more) mark = await nextErrors(db, query, mark.cursor, { ...options, limit: 100_000 });
         let cursor = mark.cursor;
         const stop = new AbortController();
         const onSigint = (): void => stop.abort();
@@ -60,12 +60,12 @@ export const tailCommand: CommandModule = {
             await sleep(interval, stop.signal);
             if (stop.signal.aborted) break;
             // Page until caught up: a burst larger than one page is printed whole, never skipped.
-            let next = nextErrors(db, query, cursor, { ...options, now: ctx.now() });
+            let next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
             for (;;) {
               cursor = next.cursor;
               print(next.rows);
               if (!next.more || stop.signal.aborted) break;
-              next = nextErrors(db, query, cursor, { ...options, now: ctx.now() });
+              next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
             }
           }
         } finally {

@@ -11,12 +11,12 @@ export const traceCommand: CommandModule = {
       .command('trace')
       .description('every error with that trace id or upstream trace id, oldest first (exit 1 if none)')
       .argument('<trace_id>', 'W3C trace id (32 hex) or DMC-12 trc_… id')
-      .action((traceId: string, _opts: unknown, cmd: Command) => {
+      .action(async (traceId: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
-        const db = ctx.openDb(cmd);
-        const rows = getTrace(db, traceId.trim(), ctx.limit(cmd, 1000));
+        const db = (await ctx.openDb(cmd));
+        const rows = (await getTrace(db, traceId.trim(), ctx.limit(cmd, 1000)));
         if (g.json) ctx.json(rows);
-        else if (rows.length) ctx.out(errorTable(rows, loadClientLabels(db)));
+        else if (rows.length) ctx.out(errorTable(rows, (await loadClientLabels(db))));
         if (rows.length === 0) {
           ctx.note(`aap-triage: no errors with trace id ${traceId} — check the id, or the --db the server writes to`);
           ctx.exitCode = EXIT.NOT_FOUND;

@@ -109,16 +109,26 @@ export function isRfc3339(value: unknown): value is string {
  * `createdAt` for anything else.
  */
 export function toCreatedAt(createdAt?: Date | string | number): string {
+  // The error path calls this twice per error (AapError, then its envelope) with the same second:
+  // the last result is kept, so neither the RFC 3339 check nor toISOString runs again (issue 14).
+  if (typeof createdAt === 'string' && createdAt === lastCreatedAt.text) return createdAt;
   let ms: number;
   if (createdAt === undefined) ms = Date.now();
   else if (createdAt instanceof Date) ms = createdAt.getTime();
   else if (typeof createdAt === 'number') ms = createdAt;
   else if (isRfc3339(createdAt)) ms = Date.parse(createdAt);
   else throw new TypeError('createdAt must be a Date, epoch milliseconds, or an RFC 3339 date-time with a time zone');
+  const second = Math.floor(ms / 1000);
+  if (second === lastCreatedAt.second) return lastCreatedAt.text;
   const date = new Date(ms);
   if (Number.isNaN(date.getTime())) throw new TypeError('createdAt is not a valid time');
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const text = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  lastCreatedAt = { second, text };
+  return text;
 }
+
+/** The last value {@link toCreatedAt} returned, and its epoch second. */
+let lastCreatedAt: { second: number; text: string } = { second: Number.NaN, text: '' };
 
 /**
  * A deep, JSON-only copy of `value`; throws TypeError naming `option` when it is not JSON-safe or

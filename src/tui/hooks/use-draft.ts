@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useAsync } from './use-async.js';
 import type { TuiSource } from '../source.js';
 import type { DraftDoc, DraftFormat, DraftTarget, ResolvedWindow } from '../types.js';
 
@@ -26,15 +27,19 @@ export interface UseDraftOptions {
  * `.eml` form is built asynchronously (nodemailer) and shows `building the .eml…` until then.
  */
 export function useDraft({ source, active, target, window, now, nonce, format, clock }: UseDraftOptions): { doc: DraftDoc | null; text: string } {
-  const draft = useMemo(() => {
-    if (!active || !target) return { doc: null, problem: null };
-    try {
-      const doc = source.draft(target.target, window, now);
-      return { doc, problem: doc ? null : 'the draft selects no errors (pruned, or outside the window?)' };
-    } catch (err) {
-      return { doc: null, problem: `could not draft: ${(err as Error).message}` };
-    }
-  }, [source, active, target, nonce]); // window/now are read at draft time on purpose
+  const draft = useAsync<{ doc: DraftDoc | null; problem: string | null }>(
+    async () => {
+      if (!active || !target) return { doc: null, problem: null };
+      try {
+        const doc = await source.draft(target.target, window, now);
+        return { doc, problem: doc ? null : 'the draft selects no errors (pruned, or outside the window?)' };
+      } catch (err) {
+        return { doc: null, problem: `could not draft: ${(err as Error).message}` };
+      }
+    },
+    [source, active, target, nonce], // window/now are read at draft time on purpose
+    { doc: null, problem: null },
+  );
   const [eml, setEml] = useState<{ doc: DraftDoc; text: string } | null>(null);
   useEffect(() => {
     const doc = draft.doc;

@@ -26,7 +26,9 @@ export function useFollowSelection(
         setTop((t) => t + delta);
       }
     }
-    follow.current = { id: here ?? f.id, cursor, page };
+    // After an operator's move the page for the new cursor may still be loading (reads are
+    // async): the row under the cursor is unknown then, and nothing is followed until it is.
+    follow.current = { id: cursor !== f.cursor ? here : (here ?? f.id), cursor, page };
   }, [page, cursor, active, setCursor, setTop]);
 }
 

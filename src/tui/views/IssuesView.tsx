@@ -98,7 +98,7 @@ export function IssuesView(props: IssuesViewProps) {
         prefix="/"
         value={filterInput ?? query}
         editing={filterInput !== null}
-        placeholder="filter the errors grouped: service:dealer-aap code:RATE_LIMITED …"
+        placeholder="filter the errors grouped: protocol:dmc12 code:RATE_LIMITED …"
         error={queryError}
         width={width}
       />

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { render } from 'ink-testing-library';
-import { openAuditReader } from '../../../src/audit/index.js';
+import { openAuditReader, sqliteReader } from '../../../src/audit/index.js';
 import { App, type AppProps } from '../../../src/tui/App.js';
+import type { TuiSource } from '../../../src/tui/source.js';
 import { createTriageSource } from '../../../src/tui/triage-source.js';
 import { seedTuiDb, type SeedFacts } from './seed.js';
 
@@ -29,8 +30,19 @@ export function seeded(now = Date.UTC(2026, 10, 30, 2, 0, 30)): Seeded {
   return { dir, path, now, facts, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Lets ink read the input and re-render (input and renders are asynchronous). */
-export const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Sources of the Apps rendered now: `settle` waits for their reads. */
+const live = new Set<{ pending(): number }>();
+
+/**
+ * Lets ink read the input and re-render (input and renders are asynchronous), and waits for the
+ * store reads in flight (async on both stores) and the frame they bring.
+ */
+export const settle = async (ms = 30) => {
+  await sleep(ms);
+  for (let waited = 0; waited < 5000 && [...live].some((s) => s.pending() > 0); waited += 10) await sleep(10);
+  await sleep(ms);
+};
 
 /** What `renderApp` returns. */
 export interface RenderedApp {
@@ -43,13 +55,39 @@ export interface RenderedApp {
   readonly close: () => void;
 }
 
+/** The source with a count of the reads in flight, so `press` can wait for their frames. */
+function tracked(source: TuiSource): TuiSource & { pending(): number } {
+  let inFlight = 0;
+  const wrap =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      inFlight += 1;
+      return fn(...args).finally(() => {
+        inFlight -= 1;
+      });
+    };
+  return {
+    ...source,
+    search: wrap(source.search),
+    histogram: wrap(source.histogram),
+    detail: wrap(source.detail),
+    storms: wrap(source.storms),
+    draft: wrap(source.draft),
+    gaps: wrap(source.gaps),
+    eml: wrap(source.eml),
+    pending: () => inFlight,
+  };
+}
+
 /** Renders the App on `s` at `columns` × `rows`; `press` types keys and waits for the frame. */
 export function renderApp(s: Seeded, props: Partial<AppProps> & { columns?: number; rows?: number } = {}): RenderedApp {
   const db = openAuditReader(s.path);
   const { columns = 120, rows = 30, ...rest } = props;
+  const source = tracked(createTriageSource(sqliteReader(db)));
+  live.add(source);
   const ui = render(
     <App
-      source={createTriageSource(db)}
+      source={source}
       dbLabel="audit.db"
       refreshMs={0}
       clock={() => s.now}
@@ -66,8 +104,9 @@ export function renderApp(s: Seeded, props: Partial<AppProps> & { columns?: numb
       let count = ui.frames.length;
       let quiet = 0;
       for (let waited = 0; quiet < 80 && waited < 5000; waited += 10) {
-        await settle(10);
-        if (ui.frames.length === count) quiet += 10;
+        await sleep(10);
+        // Reads are async: quiet only counts once no read is in flight.
+        if (ui.frames.length === count && source.pending() === 0) quiet += 10;
         else {
           count = ui.frames.length;
           quiet = 0;
@@ -81,6 +120,7 @@ export function renderApp(s: Seeded, props: Partial<AppProps> & { columns?: numb
     frames: () => ui.frames,
     frame,
     close: () => {
+      live.delete(source);
       ui.unmount();
       db.close();
     },

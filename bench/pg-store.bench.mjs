@@ -1,0 +1,217 @@
+// PostgreSQL audit store: write throughput of four writer processes, and triage latency vs SQLite (issue #19).
+//
+// Run:  npm run bench -- pg-store [write|read|all] [rows per writer=50000] [read rows=1000000]
+//       (or after `npm run build`: node bench/pg-store.bench.mjs all 50000 1000000)
+// Needs PostgreSQL at AAP_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres, the
+// maintenance database; the benchmark creates and drops its own databases there).
+//
+// write: four processes (bench/pg-writer-child.mjs) each write the same deterministic rows into
+//   one fresh store, (a) through openAuditSink — bounded queue, worker thread, 1000-row batches,
+//   one transaction each — and (b) as plain multi-row INSERTs of the same rows from the same four
+//   processes, one 1000-row statement at a time (the ceiling). Sustained rows/s = all rows ÷ the
+//   wall time until the last process has committed its last row.
+// read: the data set of bench/triage-generate.mjs (N rows over 30 days, 300 clients, a storm
+//   every 6 h) in SQLite (bench/results/triage-<n>.db) and copied into PostgreSQL (database
+//   aap_bench_<n>, kept for the next run); then search / show / trace / storms / stats through the
+//   same triage functions and the one store interface, in-process, median of several runs.
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { migrateAuditStore, openStoreReader } from '../dist/audit/store.js';
+import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../dist/audit/pg/schema.js';
+import { ERROR_EVENT_COLUMNS } from '../dist/audit/schema.js';
+import { computeStats, findStorms, getError, getTrace, searchErrors } from '../dist/triage/index.js';
+import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ADMIN = process.env.AAP_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const [part = 'all', perWriterArg = '50000', readRowsArg = '1000000'] = process.argv.slice(2);
+const WRITERS = 4;
+const perWriter = Number(perWriterArg);
+const readRows = Number(readRowsArg);
+
+const urlOf = (name) => {
+  const u = new URL(ADMIN);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+async function admin(sql) {
+  const c = new pg.Client({ connectionString: ADMIN });
+  await c.connect();
+  try {
+    return await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
+async function time(fn, n) {
+  const out = [];
+  let last;
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    last = await fn(i);
+    out.push(performance.now() - t);
+  }
+  return { median: median(out), min: Math.min(...out), max: Math.max(...out), n, last };
+}
+
+const version = (await admin('SHOW server_version')).rows[0].server_version;
+console.log(`pg-store: Node ${process.version}, PostgreSQL ${version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (shared; no core pinning)`);
+
+function runChild(mode, url, writer) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [resolve(here, 'pg-writer-child.mjs'), mode, url, String(writer), String(perWriter)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => (code === 0 ? resolvePromise(JSON.parse(out.trim())) : reject(new Error(`${mode} writer ${writer} exited ${code}: ${err}`))));
+  });
+}
+
+async function writeRound(mode) {
+  const name = `aap_bench_write_${process.pid}`;
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${name}`);
+  const url = urlOf(name);
+  // Same schema and partitions for both rounds, made before the clock starts.
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await migratePg(c, PG_MIGRATIONS);
+  await ensurePartitions(c, [Date.UTC(2026, 11, 1, 12, 0, 0)], new Set());
+  const t = performance.now();
+  const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runChild(mode, url, w)));
+  const wall = performance.now() - t;
+  const stored = Number((await c.query('SELECT count(*) AS n FROM error_events')).rows[0].n);
+  await c.end();
+  await admin(`DROP DATABASE ${name} WITH (FORCE)`);
+  return { wall, stored, results };
+}
+
+if (part === 'write' || part === 'all') {
+  console.log(`\nwrite: ${WRITERS} processes × ${perWriter.toLocaleString('en')} rows into one store (wall time includes process start-up, ~0.1 s)`);
+  const rounds = {};
+  for (const mode of ['plain', 'sink', 'plain', 'sink']) {
+    const r = await writeRound(mode);
+    const total = WRITERS * perWriter;
+    if (r.stored !== total) throw new Error(`${mode}: ${r.stored} rows stored, expected ${total}`);
+    const dropped = r.results.reduce((a, x) => a + (x.health?.dropped ?? 0) + (x.health?.failed ?? 0), 0);
+    (rounds[mode] ??= []).push(total / (r.wall / 1000));
+    console.log(`  ${mode.padEnd(5)} ${(total / (r.wall / 1000)).toFixed(0).padStart(7)} rows/s  (${fmt(r.wall)}; stored ${r.stored.toLocaleString('en')}${mode === 'sink' ? `, dropped+failed ${dropped}` : ''})`);
+  }
+  const best = (xs) => Math.max(...xs);
+  console.log(`  best of 2: sink ${best(rounds.sink).toFixed(0)} rows/s, plain INSERT ceiling ${best(rounds.plain).toFixed(0)} rows/s → ${((100 * best(rounds.sink)) / best(rounds.plain)).toFixed(0)} % of the ceiling`);
+}
+
+/** Copies the SQLite bench store into PostgreSQL database `name` (once: reused when complete). */
+async function ensurePgCopy(sqlitePath, rows, name) {
+  const exists = (await admin(`SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount > 0;
+  const url = urlOf(name);
+  if (exists) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    const done = await c.query("SELECT to_regclass('bench_meta') IS NOT NULL AS ok").then((r) => r.rows[0].ok && c.query('SELECT value FROM bench_meta').then((m) => Number(m.rows[0]?.value)));
+    await c.end();
+    if (done === rows) return { url, seconds: 0 };
+    await admin(`DROP DATABASE ${name} WITH (FORCE)`);
+  }
+  await admin(`CREATE DATABASE ${name}`);
+  const t = performance.now();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await migratePg(c, PG_MIGRATIONS);
+  const src = new Database(sqlitePath, { readonly: true });
+  const cols = ERROR_EVENT_COLUMNS.join(', ');
+  const known = new Set();
+  let batch = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    await ensurePartitions(c, batch.map((r) => r.occurred_at), known);
+    const values = [];
+    const tuples = batch.map((r) => {
+      const base = values.length;
+      for (const col of ERROR_EVENT_COLUMNS) values.push(r[col]);
+      return `(${ERROR_EVENT_COLUMNS.map((_, j) => `$${base + j + 1}`).join(', ')})`;
+    });
+    await c.query(`INSERT INTO error_events (${cols}) VALUES ${tuples.join(', ')}`, values);
+    batch = [];
+  };
+  for (const r of src.prepare(`SELECT ${cols} FROM error_events`).iterate()) {
+    batch.push(r);
+    if (batch.length === 2000) await flush();
+  }
+  await flush();
+  let traffic = [];
+  const flushTraffic = async () => {
+    if (!traffic.length) return;
+    const values = traffic.flatMap((r) => [r.minute, r.service, r.skill, r.client, r.requests, r.errors, r.retries]);
+    await c.query(`INSERT INTO traffic VALUES ${traffic.map((_, i) => `(${[1, 2, 3, 4, 5, 6, 7].map((j) => `$${i * 7 + j}`).join(', ')})`).join(', ')}`, values);
+    traffic = [];
+  };
+  for (const r of src.prepare('SELECT * FROM traffic').iterate()) {
+    traffic.push(r);
+    if (traffic.length === 5000) await flushTraffic();
+  }
+  await flushTraffic();
+  src.close();
+  await c.query('ANALYZE');
+  await c.query('CREATE TABLE bench_meta (value TEXT)');
+  await c.query('INSERT INTO bench_meta VALUES ($1)', [String(rows)]);
+  await c.end();
+  return { url, seconds: (performance.now() - t) / 1000 };
+}
+
+if (part === 'read' || part === 'all') {
+  const tag = readRows >= 1e6 ? `${readRows / 1e6}m` : String(readRows);
+  const sqlitePath = resolve(here, 'results', `triage-${tag}.db`);
+  const gen = ensureBenchDb(sqlitePath, readRows, () => undefined);
+  console.log(`\nread: ${readRows.toLocaleString('en')} rows over 30 days; SQLite ${gen.generatedNow ? `generated in ${gen.seconds.toFixed(0)} s` : 'reused'} (${sqlitePath})`);
+  const copy = await ensurePgCopy(sqlitePath, readRows, `aap_bench_${tag}`);
+  console.log(`PostgreSQL copy ${copy.seconds ? `loaded in ${copy.seconds.toFixed(0)} s (multi-row INSERTs, indexes live)` : 'reused'} (database aap_bench_${tag})`);
+  const now = BENCH_END;
+  const day = { since: now - 86_400_000, until: now + 1 };
+  const raw = new Database(sqlitePath, { readonly: true });
+  const pickAt = raw.prepare('SELECT error_id, trace_id, upstream_trace_id FROM error_events WHERE occurred_at >= ? ORDER BY occurred_at LIMIT 1');
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const picks = Array.from({ length: 31 }, () => pickAt.get(now - 30 * 86_400_000 + Math.floor(rand() * 30 * 86_400_000)));
+  raw.close();
+  // A copy made by an older build has an older schema, which readers refuse: upgrade both first.
+  for (const target of [sqlitePath, copy.url]) await migrateAuditStore(target);
+  const table = {};
+  for (const [store, target] of [
+    ['sqlite', sqlitePath],
+    ['postgres', copy.url],
+  ]) {
+    const db = await openStoreReader(target);
+    const r = {};
+    r.search = await time(() => searchErrors(db, 'code:RATE_LIMITED since:1h', day, { now, limit: 50 }), 31);
+    r.show = await time((i) => getError(db, picks[i].error_id), 31);
+    r.trace = await time((i) => getTrace(db, picks[i].upstream_trace_id ?? picks[i].trace_id), 31);
+    r.storms = await time(() => findStorms(db, day), 5);
+    r.stats = await time(() => computeStats(db, null, day, { now }), 5);
+    table[store] = r;
+    console.log(`  ${store}: first page ${r.search.last.rows.length} of ${r.search.last.total}; ${r.storms.last.length} storms in 24 h; stats ${r.stats.last.errors} errors`);
+    await db.close();
+  }
+  console.log('\nin-process median (min–max, n), same triage functions over the one store interface:');
+  console.log(`${''.padEnd(36)}${'SQLite'.padStart(30)}${'PostgreSQL'.padStart(30)}`);
+  for (const [label, key] of [
+    ['search code:RATE_LIMITED since:1h', 'search'],
+    ['show <id>', 'show'],
+    ['trace <id>', 'trace'],
+    ['storms --since 24h', 'storms'],
+    ['stats --since 24h', 'stats'],
+  ]) {
+    const cell = (x) => `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`.padStart(30);
+    console.log(`${label.padEnd(36)}${cell(table.sqlite[key])}${cell(table.postgres[key])}`);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The PostgreSQL side of {@link AuditReader} (issue #19): a small pool, read-only transactions
+ * by default (`default_transaction_read_only`), the schema version checked at open.
+ */
+import pg from 'pg';
+import { AuditStoreError } from '../errors.js';
+import { redactPostgresUrl } from '../paths.js';
+import { UPGRADE_HINT } from '../reader.js';
+import type { AuditReader, SqlValue } from '../store.js';
+import { PG_SCHEMA_VERSION, readPgVersion } from './schema.js';
+import { describePgError, numberPlaceholders, poolConfig } from './sql.js';
+
+/** SQLSTATE / Node codes meaning "the server is not there or refused us". */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', '57P03', '3D000', '28P01', '28000']);
+
+/** An {@link AuditStoreError} for a failure to open or check the store at `label` (already redacted). */
+export function classifyPgError(error: unknown, label: string): AuditStoreError {
+  if (error instanceof AuditStoreError) return error;
+  const { code, message } = describePgError(error);
+  if (code === 'AAP_SCHEMA_TOO_NEW') return new AuditStoreError('schema-too-new', label, `${label} was written by a newer aap-triage (${message}): upgrade aap-triage`, { cause: error });
+  if (code === 'AAP_NOT_AUDIT_DB') return new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store (${message}): check --db / AAP_TRIAGE_DB`, { cause: error });
+  const how = UNREACHABLE.has(code) || message === 'Connection terminated unexpectedly' || /timeout/i.test(message)
+    ? 'check that the server runs and the URL, PGHOST/PGPORT/PGUSER/PGPASSWORD or ~/.pgpass are right'
+    : 'check the role\'s rights on the database';
+  return new AuditStoreError('unreadable', label, `cannot read ${label} (${code}: ${message}): ${how}`, { cause: error });
+}
+
+/**
+ * Open the PostgreSQL audit store at `url` for reading and check its schema version.
+ * @throws {AuditStoreError} `missing` (no audit schema yet), `unreadable`, `not-an-audit-db`,
+ *   `schema-too-old`, `schema-too-new`; messages carry the URL without its password.
+ */
+export async function openPgReader(url: string): Promise<AuditReader> {
+  const label = redactPostgresUrl(url);
+  const pool = new pg.Pool({ ...poolConfig(url, { max: 2, applicationName: 'aap-triage-reader' }), options: '-c default_transaction_read_only=on' });
+  // An idle client whose server went away emits 'error' on the pool; the next query reconnects.
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      const version = await readPgVersion(client);
+      if (version === 0) throw new AuditStoreError('missing', label, `no audit store at ${label}: start an instrumented server with AAP_TRIAGE_DB pointing at it (it creates the tables) or run aap-triage doctor --migrate`);
+      if (version < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store (tables but no schema version): check --db / AAP_TRIAGE_DB`);
+      if (version > PG_SCHEMA_VERSION) throw new AuditStoreError('schema-too-new', label, `${label} has schema version ${version}, newer than this aap-triage's ${PG_SCHEMA_VERSION}: upgrade aap-triage`);
+      if (version < PG_SCHEMA_VERSION) throw new AuditStoreError('schema-too-old', label, `${label} has schema version ${version}, older than this aap-triage's ${PG_SCHEMA_VERSION}: ${UPGRADE_HINT}`);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw classifyPgError(error, label);
+  }
+  return pgReader(pool, label);
+}
+
+/** An {@link AuditReader} over a pool (also used by the maintenance commands). */
+export function pgReader(pool: pg.Pool, label: string): AuditReader {
+  let closed: Promise<void> | null = null;
+  return {
+    dialect: 'postgres',
+    location: label,
+    async all<T>(sql: string, params: readonly SqlValue[] = []) {
+      const result = await pool.query(numberPlaceholders(sql), params as SqlValue[]);
+      return result.rows as T[];
+    },
+    async get<T>(sql: string, params: readonly SqlValue[] = []) {
+      const result = await pool.query(numberPlaceholders(sql), params as SqlValue[]);
+      return result.rows[0] as T | undefined;
+    },
+    close() {
+      closed ??= pool.end().catch(() => undefined);
+      return closed;
+    },
+  };
+}
