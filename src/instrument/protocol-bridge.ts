@@ -1,17 +1,12 @@
 /**
- * What the observer needs of `src/protocol`, adapted to its use: protocol's builders with a
- * lenient local form for the cases they reject (an AapError whose details were lost on the wire,
- * an odd extension URI), the conformance checker reduced to rule ids, and the recovery of an
- * AapError from the message text a stock @a2a-js/sdk sends.
+ * What the observer needs of `src/protocol`, adapted to its use: protocol's AAP builder fed
+ * sanitised inputs (nothing when it still refuses), the conformance checker reduced to rule ids,
+ * and the recovery of an AapError from the message text a stock @a2a-js/sdk sends.
  */
 import {
-  A2A_ERROR_DOMAIN,
   AAP_CODES,
-  AAP_ERROR_DOMAIN,
-  AAP_ERROR_TYPE_URL,
-  ERROR_INFO_TYPE_URL,
   buildAapError,
-  buildExtensionRequiredError,
+  containsDraftIdentifier,
   checkConformance as protocolCheckConformance,
   isAapCode,
   isRfc3339,
@@ -80,80 +75,43 @@ function validationDetails(err: AapErrorLike): Record<string, unknown> | undefin
 }
 
 /**
- * The JSON-RPC `error` member of a conformant AAP error (spec/aap-errors.txt "Error payload
- * shape" and "JSON-RPC error response"), in the 2.0 array form or the released bare-object form.
+ * `text` made fit for an AAP message: stack frames cut, and, when it names an AAP draft identifier
+ * (`draft.autoagentprotocol.invalid`, which "MUST NOT be deployed"), replaced whole by the code's
+ * meaning from the code table, so no part of a draft URI is sent. Never throws.
  */
-export function buildAapErrorObject(input: AapErrorLike, form: AapForm, now: Date): Record<string, unknown> {
-  const f = form === 'released' ? 'released' : '2.0';
-  const details = validationDetails(input);
-  const err: AapErrorLike = { ...input, aapMessage: stripStackTrace(input.aapMessage, AAP_CODES[input.code as keyof typeof AAP_CODES]?.meaning ?? 'Error'), details };
-  // The instance's own time: created_at says when the dealer generated the error, not when we saw it.
-  const createdAt = err.createdAt ?? now;
-  if (isAapCode(err.code)) {
-    try {
-      const opts = { form: f, message: err.aapMessage, errorId: err.errorId, retryable: err.retryable, createdAt } as const;
-      const built: unknown = buildAapError(err.code, err.details ? { ...opts, details: err.details } : opts);
-      if (isObj(built) && typeof built.code === 'number') return built;
-    } catch {
-      // e.g. a validation code whose details were lost: fall through to the lenient local form.
-    }
-  }
-  const info = AAP_CODES[err.code as keyof typeof AAP_CODES];
-  const created = typeof createdAt === 'string' ? createdAt : createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const payload: Record<string, unknown> = {
-    type: 'aap.error',
-    error_id: err.errorId,
-    code: err.code,
-    message: err.aapMessage,
-    retryable: err.retryable,
-    ...(err.details ? { details: err.details } : {}),
-    created_at: created,
-  };
-  if (f === 'released') {
-    return { code: info.releasedJsonrpcCode, message: err.aapMessage, data: payload };
-  }
-  const data: unknown[] = [
-    {
-      '@type': ERROR_INFO_TYPE_URL,
-      reason: err.code,
-      domain: AAP_ERROR_DOMAIN,
-      metadata: { code: err.code, error_id: err.errorId, retryable: String(err.retryable), created_at: created },
-    },
-  ];
-  const violations = err.details ? own(err.details, 'errors') : undefined;
-  if (Array.isArray(violations) && violations.length > 0) {
-    data.push({
-      '@type': 'type.googleapis.com/google.rpc.BadRequest',
-      fieldViolations: violations.filter(isObj).map((v) => ({
-        field: String(own(v, 'instanceLocation') ?? ''),
-        description: `${String(own(v, 'keyword') ?? '')}: ${String(own(v, 'error') ?? '')}`,
-      })),
-    });
-  }
-  data.push({ '@type': AAP_ERROR_TYPE_URL, ...payload });
-  return { code: info.jsonrpcCode, message: err.aapMessage, data };
+function sanitiseMessage(text: string, code: string): string {
+  const meaning = AAP_CODES[code as keyof typeof AAP_CODES]?.meaning ?? 'Error';
+  const cut = stripStackTrace(text, meaning);
+  return containsDraftIdentifier(cut) ? meaning : cut;
 }
 
-/** The JSON-RPC `error` member of the conformant -32008 activation error (spec "The activation error MUST carry recovery instructions"). */
-export function buildExtensionRequiredErrorObject(uri: string): Record<string, unknown> {
+/**
+ * The JSON-RPC `error` member of a conformant AAP error (spec/aap-errors.txt "Error payload
+ * shape" and "JSON-RPC error response"), in the 2.0 array form or the released bare-object form,
+ * built by protocol's one builder (`buildAapError`) from sanitised inputs (message without stack
+ * frames or draft identifiers, a validation code's lost `details.errors[]` restored). Returns
+ * `undefined` when the builder still refuses — e.g. RATE_LIMITED without a retry hint (the spec's
+ * SHOULD; "AAP does not standardize the rate-limit values themselves", so none is invented), or
+ * details holding a draft identifier — and the caller then keeps the host's error. Never throws.
+ */
+export function buildAapErrorObject(input: AapErrorLike, form: AapForm, now: Date): Record<string, unknown> | undefined {
+  if (!isAapCode(input.code)) return undefined;
+  const aapMessage = sanitiseMessage(input.aapMessage, input.code);
+  const details = validationDetails({ ...input, aapMessage });
+  // The instance's own time: created_at says when the dealer generated the error, not when we saw it.
+  const opts = {
+    form: form === 'released' ? 'released' : '2.0',
+    message: aapMessage,
+    errorId: input.errorId,
+    retryable: input.retryable,
+    createdAt: input.createdAt ?? now,
+  } as const;
   try {
-    const built: unknown = buildExtensionRequiredError(uri);
-    if (isObj(built) && typeof built.code === 'number') return built;
+    const built: unknown = buildAapError(input.code, details ? { ...opts, details } : opts);
+    return isObj(built) && typeof built.code === 'number' ? built : undefined;
   } catch {
-    // An odd URI: fall through to the local form.
+    return undefined;
   }
-  return {
-    code: -32008,
-    message: `Activate ${uri} in the A2A-Extensions header before retrying this request.`,
-    data: [
-      {
-        '@type': ERROR_INFO_TYPE_URL,
-        reason: 'EXTENSION_SUPPORT_REQUIRED',
-        domain: A2A_ERROR_DOMAIN,
-        metadata: { extensionUri: uri, requiredHeader: 'A2A-Extensions' },
-      },
-    ],
-  };
 }
 
 /** Conformance rule ids the response object breaks (protocol's `checkConformance`); `family` when the call's is known. */

@@ -8,7 +8,8 @@
  * - a -32008 without the recovery instructions (a bare one, or an earlier draft's with the URI
  *   only in its metadata) gets the URI and `A2A-Extensions` in its message and the ErrorInfo with
  *   `extensionUri` and `requiredHeader`;
- * - a stack trace in an error message is cut (spec: "MUST NOT leak internal stack traces");
+ * - a stack trace in an error message is cut (spec: "MUST NOT leak internal stack traces"), the
+ *   message of a typed `aap.error` payload the host wrote itself included;
  * - an error without an `error_id` gets a minted one where the caller sees it: in the typed AAP
  *   payload and the AAP ErrorInfo's metadata (both, so they agree), else the first ErrorInfo's
  *   metadata (A2A errors), DMC-12 `result.data.error_id`, `error.data.error_id` on DMC-12 errors;
@@ -19,6 +20,7 @@
 import {
   A2A_ERROR_DOMAIN,
   A2A_EXTENSIONS_HEADER,
+  AAP_CODES,
   AAP_ERROR_DOMAIN,
   AAP_ERROR_TYPE_URL,
   ERROR_INFO_TYPE_URL,
@@ -259,6 +261,17 @@ function plainMessage(code: unknown): string {
   return info ? (info.meaning.split(':')[0] as string) : 'Server error';
 }
 
+/**
+ * The typed `aap.error` payloads of a JSON-RPC `error` member: `error.data` itself in the released
+ * form, the entries tagged with the AAP `@type` (or `type: "aap.error"`) of the 2.0 array.
+ */
+function typedPayloads(error: unknown): Obj[] {
+  const data = own(error, 'data');
+  const isPayload = (d: unknown): d is Obj => isObj(d) && (own(d, '@type') === AAP_ERROR_TYPE_URL || own(d, 'type') === 'aap.error');
+  if (Array.isArray(data)) return data.filter(isPayload);
+  return isPayload(data) ? [data] : [];
+}
+
 /** Cuts stack frames out of a message string at `o[key]`; true when it did. */
 function stripMessage(o: unknown, key: string, fallback: string): boolean {
   if (!isObj(o)) return false;
@@ -282,10 +295,13 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
   const isA2A = family === 'aap' || family === undefined;
   const error = own(item, 'error');
   const flattened = isA2A && isObj(error) && own(error, 'code') === -32603 && typeof own(error, 'message') === 'string' ? correlate(ctx.store, own(error, 'message') as string) : undefined;
-  // When the reply is replaced by an envelope built here (an AapError the SDK flattened to
-  // -32603), the host's flattened form never leaves and ours is conformant by construction
-  // (the builders' property test): it is not checked (issue 14), only the flattening is noted.
-  const conformance = ctx.conformance === false || (flattened && ctx.mayRewrite) ? [] : checkConformance(item, family, ctx.endpointForm);
+  // The typed envelope for an AapError the SDK flattened to -32603, from protocol's one builder;
+  // undefined when the builder refuses (the host's error is then kept, and checked).
+  const promoted = flattened && ctx.mayRewrite ? buildAapErrorObject(flattened, ctx.aapForm, ctx.now) : undefined;
+  // When the reply is replaced by that envelope the host's flattened form never leaves: it is not
+  // checked (issue 14), only the flattening is noted. test/instrument/rewrite.test.ts checks the
+  // envelope itself against checkConformance.
+  const conformance = ctx.conformance === false || promoted ? [] : checkConformance(item, family, ctx.endpointForm);
   const note = (rule: string): void => {
     if (!conformance.includes(rule)) conformance.push(rule);
   };
@@ -296,11 +312,10 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
     const code = own(error, 'code');
     const message = own(error, 'message');
     if (isA2A && code === -32603 && typeof message === 'string') {
-      const aap = flattened;
-      if (aap) {
+      if (flattened) {
         note(REWRITE_RULES.aapErrorFlattened);
-        if (ctx.mayRewrite) {
-          current.error = buildAapErrorObject(aap, ctx.aapForm, ctx.now);
+        if (promoted) {
+          current.error = promoted;
           changed = true;
         }
       }
@@ -314,14 +329,23 @@ export function rewriteItem(item: Obj, call: RequestCall | null, ctx: RewriteCon
       note(REWRITE_RULES.stackTrace);
       if (ctx.mayRewrite && stripMessage(sent, 'message', plainMessage(own(sent, 'code')))) changed = true;
     }
+    for (const payload of typedPayloads(sent)) {
+      const text = own(payload, 'message');
+      if (typeof text !== 'string' || !containsStackTrace(text)) continue;
+      note(REWRITE_RULES.stackTrace);
+      const code = own(payload, 'code');
+      const meaning = typeof code === 'string' && isAapCode(code) ? AAP_CODES[code].meaning : 'Error';
+      if (ctx.mayRewrite && stripMessage(payload, 'message', meaning)) changed = true;
+    }
   } else if (isA2A) {
     const text = failedTaskText(own(current, 'result'));
     if (text !== null) {
       note(REWRITE_RULES.taskFailed);
       const aap = text.startsWith(TASK_ERROR_PREFIX) ? correlate(ctx.store, text.slice(TASK_ERROR_PREFIX.length)) : undefined;
-      if (aap && ctx.mayRewrite) {
+      const built = aap && ctx.mayRewrite ? buildAapErrorObject(aap, ctx.aapForm, ctx.now) : undefined;
+      if (built) {
         const id = own(current, 'id');
-        current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: buildAapErrorObject(aap, ctx.aapForm, ctx.now) };
+        current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: built };
         changed = true;
       }
     }

@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ExchangeErrors } from '../../src/instrument/aap-error-hook.js';
+import { spliceJson } from '../../src/instrument/json-splice.js';
 import { REWRITE_RULES, rewriteItem } from '../../src/instrument/rewrite.js';
 import type { RewriteContext } from '../../src/instrument/rewrite.js';
-import { AapError, conformanceRuleIds } from '../../src/protocol/index.js';
-import type { RequestCall } from '../../src/protocol/index.js';
+import { AAP_CODES, AapError, conformanceRuleIds } from '../../src/protocol/index.js';
+import type { AapCode, RequestCall } from '../../src/protocol/index.js';
 
 const NOW = new Date('2026-12-01T12:00:00.000Z');
 const AAP_CALL = { family: 'aap', method: 'SendMessage', skill: 'inventory.vehicle', id: 'r1', isNotification: false, params: {} } as unknown as RequestCall;
@@ -25,6 +26,12 @@ function run(item: Record<string, unknown>, c: RewriteContext = ctx(), call: Req
   const r = rewriteItem(structuredClone(item), call, c);
   const after = conformanceRuleIds(r.item, c.endpointForm ? { family: 'aap', form: c.endpointForm } : { family: 'aap' });
   return { r, before, after, caused: after.filter((x) => !before.includes(x)) };
+}
+
+function storeWith(err: AapError): ExchangeErrors {
+  const store = new ExchangeErrors();
+  store.add(err);
+  return store;
 }
 
 type Entry = Record<string, unknown> & { metadata?: Record<string, string> };
@@ -69,6 +76,63 @@ describe('a -32603 carrying a stack trace', () => {
     expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
     expect(after).not.toContain('aap.no-stack-trace');
     expect(caused).toEqual([]);
+  });
+});
+
+describe('a typed aap.error payload the host wrote with a stack trace in its message', () => {
+  const trace = 'No listing matches that VIN.\n    at lookup (/srv/dealer/skills/vehicle.js:41:11)';
+  const payload = {
+    type: 'aap.error',
+    error_id: 'err_0192f3c01a2b7c3d8e4f5a6b7c8d9e0f',
+    code: 'VEHICLE_NOT_FOUND',
+    message: trace,
+    retryable: false,
+    details: { note: 'caf\u00e9' },
+    created_at: '2026-12-01T11:59:00Z',
+  };
+  const hosts = {
+    released: { jsonrpc: '2.0', id: 'r1', error: { code: -32000, message: 'No listing matches that VIN.', data: payload } },
+    '2.0': {
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: {
+        code: -32000,
+        message: 'No listing matches that VIN.',
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'VEHICLE_NOT_FOUND',
+            domain: 'autoagentprotocol.org',
+            metadata: { code: 'VEHICLE_NOT_FOUND', error_id: payload.error_id, retryable: 'false', created_at: payload.created_at },
+          },
+          { '@type': 'https://autoagentprotocol.org/extensions/aap/error', ...payload },
+        ],
+      },
+    },
+  } as const;
+  for (const form of ['released', '2.0'] as const) {
+    it(`is cut by a byte splice and flagged (${form} form)`, () => {
+      const host = hosts[form];
+      // The host's own spelling of an untouched value: the escape must survive the splice.
+      const text = JSON.stringify(host).replace('é', '\\u00e9');
+      const { r, before, after } = run(JSON.parse(text) as Record<string, unknown>, ctx({ aapForm: form, endpointForm: form }));
+      expect(before).toContain('aap.no-stack-trace');
+      expect(r.changed).toBe(true);
+      expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
+      const sent = spliceJson(text, r.item);
+      expect(sent).not.toMatch(/\/srv\/dealer|at lookup/);
+      expect(sent).toContain('"message":"No listing matches that VIN."');
+      expect(sent).toContain('"note":"caf\\u00e9"');
+      // Only the payload's message changed: the rest is the host's bytes.
+      expect(sent).toBe(text.replace(JSON.stringify(trace), JSON.stringify('No listing matches that VIN.')));
+      expect(after).toEqual([]);
+    });
+  }
+
+  it('is only reported when rewriting is off', () => {
+    const { r } = run(structuredClone(hosts['2.0']) as unknown as Record<string, unknown>, ctx({ mayRewrite: false }));
+    expect(r.changed).toBe(false);
+    expect(r.conformance).toContain(REWRITE_RULES.stackTrace);
   });
 });
 
@@ -162,16 +226,69 @@ describe('an AapError promoted by the rewrite', () => {
   it('is written in the released form on a released endpoint', () => {
     const { r, caused, after } = run(
       { jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: 'RATE_LIMITED: Slow down.' } },
-      ctx({ aapForm: 'released', endpointForm: 'released' }),
+      ctx({ aapForm: 'released', endpointForm: 'released', store: storeWith(new AapError('RATE_LIMITED', 'Slow down.', { details: { retry_after_ms: 30000 } })) }),
     );
     const error = r.item.error as { code: number; data: Record<string, unknown> };
     expect(error.code).toBe(-32002);
     expect(Array.isArray(error.data)).toBe(false);
-    expect(error.data).toMatchObject({ type: 'aap.error', code: 'RATE_LIMITED', retryable: true });
+    expect(error.data).toMatchObject({ type: 'aap.error', code: 'RATE_LIMITED', retryable: true, details: { retry_after_ms: 30000 } });
     expect(after).not.toContain('aap.form-matches-endpoint');
-    // RATE_LIMITED without a retry hint: the host's AapError had none (a SHOULD), nothing else.
-    expect(caused.filter((x) => x !== 'aap.rate-limited-retry-after')).toEqual([]);
+    expect(caused).toEqual([]);
   });
+
+  it('replaces a message naming a draft identifier by the code meaning, in message and payload', () => {
+    const { r, after } = run({ jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: 'VEHICLE_NOT_FOUND: see https://draft.autoagentprotocol.invalid/x' } });
+    expect(r.changed).toBe(true);
+    expect(JSON.stringify(r.item)).not.toContain('draft.autoagentprotocol.invalid');
+    expect((r.item.error as { message: string }).message).toBe(AAP_CODES.VEHICLE_NOT_FOUND.meaning);
+    expect(payloadOf(r.item)).toMatchObject({ code: 'VEHICLE_NOT_FOUND', message: AAP_CODES.VEHICLE_NOT_FOUND.meaning });
+    expect(after).toEqual([]);
+  });
+
+  it('is not promoted when RATE_LIMITED has no retry hint: the rewrite invents no rate-limit value', () => {
+    const host = { jsonrpc: '2.0', id: 'r1', error: { code: -32603, message: 'RATE_LIMITED: slow down' } };
+    const { r, caused } = run(host);
+    const error = r.item.error as { code: number; message: string };
+    expect(error.code).toBe(-32603);
+    expect(error.message).toBe('RATE_LIMITED: slow down');
+    expect(r.conformance).toContain(REWRITE_RULES.aapErrorFlattened);
+    expect(caused).toEqual([]);
+  });
+});
+
+describe('every envelope the rewrite promotes', () => {
+  // The promoted envelope replaces the host's error, so its own rules are not checked inside the
+  // rewrite: this checks them here, for every current code, both forms, both paths (-32603 and a
+  // FAILED task), with and without the instance, and messages carrying traces or draft URIs.
+  const codes = Object.entries(AAP_CODES).filter(([, info]) => !info.legacy).map(([code]) => code as AapCode);
+  const texts = ['Plain text.', 'see https://draft.autoagentprotocol.invalid/x', 'boom\n    at f (/srv/dealer/x.js:1:2)'];
+  for (const form of ['2.0', 'released'] as const) {
+    it(`passes checkConformance in the ${form} form`, () => {
+      let promoted = 0;
+      for (const code of codes) {
+        for (const text of texts) {
+          for (const withInstance of [false, true]) {
+            const message = `${code}: ${text}`;
+            const store = withInstance
+              ? storeWith(new AapError(code, text.split('\n')[0]!.replace(/see .*/, 'see the listing'), code === 'RATE_LIMITED' ? { details: { retry_after_ms: 5000 } } : {}))
+              : null;
+            const c = ctx({ aapForm: form, endpointForm: form, store });
+            const hosts = [
+              { jsonrpc: '2.0', id: 'r1', error: { code: -32603, message } },
+              { jsonrpc: '2.0', id: 'r1', result: { kind: 'task', id: 't1', contextId: 'c1', status: { state: 'failed', message: { kind: 'message', role: 'agent', messageId: 'm1', parts: [{ kind: 'text', text: `Agent execution error: ${message}` }] } } } },
+            ];
+            for (const host of hosts) {
+              const r = rewriteItem(structuredClone(host), AAP_CALL, c);
+              if (!r.changed || !Object.hasOwn(r.item, 'error') || (r.item.error as { code: number }).code === -32603) continue;
+              promoted += 1;
+              expect(conformanceRuleIds(r.item, { family: 'aap', form }), `${code} / ${text} / ${withInstance}`).toEqual([]);
+            }
+          }
+        }
+      }
+      expect(promoted).toBeGreaterThan(codes.length * 3);
+    });
+  }
 });
 
 describe('an earlier draft -32008 with the URI only in its metadata', () => {

@@ -60,6 +60,7 @@ function oddStringify(v: Json, r: () => number): string {
 const pick = <T,>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const TEXTS = ['Café crème: 2 vehicles / 3 dealers', 'No listing matches VIN 1HGCM82633A000009.', 'Über "quoted" text\twith a tab', 'Plain text'];
 const STACK = '\n    at handler (/srv/dealer/skills.js:10:5)\n    at process (node:internal/process/task_queues:95:5)';
+const DRAFT = 'see https://draft.autoagentprotocol.invalid/x';
 const INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 const AAP_TYPE = 'https://autoagentprotocol.org/extensions/aap/error';
 const ERROR_ID = 'err_0192f3c01a2b7c3d8e4f5a6b7c8d9e0f';
@@ -78,17 +79,19 @@ function aapReply(id: string, r: () => number): Json {
     case 0: {
       const meta: { [k: string]: Json } = { code, retryable: String(retryable), created_at: '2026-04-30T10:15:30Z' };
       if (withId) meta.error_id = ERROR_ID;
-      const payload: { [k: string]: Json } = { '@type': AAP_TYPE, type: 'aap.error', code, message, retryable, details, created_at: '2026-04-30T10:15:30Z' };
+      // A host-written payload may carry a trace in its own message (the rewrite cuts it).
+      const payload: { [k: string]: Json } = { '@type': AAP_TYPE, type: 'aap.error', code, message: `${message}${r() < 0.3 ? STACK : ''}`, retryable, details, created_at: '2026-04-30T10:15:30Z' };
       if (withId) payload.error_id = ERROR_ID;
       return { jsonrpc: '2.0', id, error: { code: -32000, message, data: [{ '@type': INFO, reason: code, domain: 'autoagentprotocol.org', metadata: meta }, payload] } };
     }
     case 1: {
-      const payload: { [k: string]: Json } = { type: 'aap.error', code, message, retryable, details, created_at: '2026-04-30T10:15:30Z' };
+      const payload: { [k: string]: Json } = { type: 'aap.error', code, message: `${message}${r() < 0.3 ? STACK : ''}`, retryable, details, created_at: '2026-04-30T10:15:30Z' };
       if (withId) payload.error_id = ERROR_ID;
       return { jsonrpc: '2.0', id, error: { code: code === 'RATE_LIMITED' ? -32002 : -32000, message, data: payload } };
     }
     case 2:
-      return { jsonrpc: '2.0', id, error: { code: -32603, message: `${code}: ${message}${r() < 0.5 ? STACK : ''}` } };
+      // Caller text may name a draft identifier, which the promoted envelope must not carry.
+      return { jsonrpc: '2.0', id, error: { code: -32603, message: `${code}: ${r() < 0.2 ? DRAFT : message}${r() < 0.5 ? STACK : ''}` } };
     case 3:
       return { jsonrpc: '2.0', id, error: { code: pick(r, [-32001, -32004, -32005, -32009]), message, ...(r() < 0.5 ? { data: [] } : {}) } };
     case 4:
@@ -238,10 +241,7 @@ describe('the rewrite splices into the host body', () => {
     const family = dmc ? 'dmc12' : 'aap';
     const broken = conformanceRuleIds(host, { family });
     const caused = conformanceRuleIds(sent, { family }).filter((rule) => !broken.includes(rule));
-    // A RATE_LIMITED AapError recovered from a message has no retry hint to carry (SHOULD): the
-    // host's error had none, and the rewrite does not invent one.
-    const promotedRateLimit = !dmc && /"code":\s*-32603[^}]*RATE_LIMITED/.test(JSON.stringify(host));
-    expect(caused.filter((rule) => !(promotedRateLimit && rule === 'aap.rate-limited-retry-after')), `seed ${seed}: ${nextBody}`).toEqual([]);
+    expect(caused, `seed ${seed}: ${nextBody}`).toEqual([]);
     expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
   });
 

@@ -143,6 +143,28 @@ describe('probe against broken agents', () => {
     }
   }, 30_000);
 
+  it('reports a failed MUST case as a JUnit <failure> and as failed in --json', async () => {
+    const agent = await startMiniAgent('stack-traces');
+    const dir = mkdtempSync(join(tmpdir(), 'aap-probe-fail-'));
+    const junit = join(dir, 'probe.xml');
+    const out: string[] = [];
+    const io = { stdout: { write: (s: string | Uint8Array) => out.push(String(s)) }, stderr: { write: () => true }, env: {} };
+    try {
+      expect(await main(['node', 'aap-triage', 'probe', '--rate', '50', '--json', '--junit', junit, agent.url], io)).toBe(1);
+      const json = JSON.parse(out.join('')) as { ok: boolean; cases: { id: string; level: string; verdict: string }[] };
+      expect(json.ok).toBe(false);
+      expect(json.cases.filter((c) => c.verdict === 'fail' && c.level === 'MUST').map((c) => c.id)).toEqual(['all.no-stack-trace']);
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/<testsuites name="aap-triage probe" tests="\d+" failures="1"/);
+      const testcase = /<testcase [^>]*name="all\.no-stack-trace \[MUST\]"[^>]*>([\s\S]*?)<\/testcase>/.exec(xml);
+      expect(testcase?.[1]).toMatch(/<failure type="MUST" message="[^"]+">/);
+      expect(xml.match(/<failure /g)).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await agent.close();
+    }
+  }, 30_000);
+
   const dmcCases: [Dmc12Defect, string][] = [
     ['retryable-strings', 'all.retryable-boolean'],
     ['retryable-wrong', 'dmc12.retryable.code-table'],
