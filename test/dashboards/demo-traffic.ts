@@ -59,6 +59,8 @@ export async function startInstrumentedDemo(seed = 12): Promise<InstrumentedDemo
   process.env.OTEL_EXPORTER_PROMETHEUS_PORT = String(aapPort);
   if (hasGlobalMeterProvider()) throw new Error('a meter provider is already registered; the env export would not start');
   const aapTriage = createTriage({ serviceName: aapJob, auditDb, logger: false, pseudonymizer });
+  // The export starts one event-loop turn later (a host SDK started next would be in charge).
+  await new Promise((r) => setTimeout(r, 10));
   if (!hasGlobalMeterProvider()) throw new Error('createTriage did not start the Prometheus export from OTEL_METRICS_EXPORTER');
 
   const dmcPort = await freePort();
