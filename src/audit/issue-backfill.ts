@@ -5,6 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { issueKey } from './issue-key.js';
+import { parseJsonArray } from './json-column.js';
 import { rebuildIssueHours } from './issue-hours.js';
 
 /** Rows keyed per transaction: live writers wait at most one chunk. */
@@ -20,15 +21,6 @@ interface KeyRow {
   violations: string;
   conformance: string;
 }
-
-const jsonArray = <T>(text: string): T[] => {
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? (v as T[]) : [];
-  } catch {
-    return [];
-  }
-};
 
 /**
  * Sets `issue_key` on every row that has none, in chunks (each its own `BEGIN IMMEDIATE`
@@ -52,8 +44,8 @@ export function backfillIssueKeys(db: BetterSqlite3.Database): number {
           rpc_method: r.rpc_method,
           skill: r.skill,
           code: r.code,
-          violations: jsonArray(r.violations),
-          conformance: jsonArray(r.conformance),
+          violations: parseJsonArray(r.violations),
+          conformance: parseJsonArray(r.conformance),
         }),
         r.error_id,
       );

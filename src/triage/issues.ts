@@ -12,6 +12,7 @@
  */
 import type { Violation } from '../protocol/error-event.js';
 import { ISSUE_HOUR_MS } from '../audit/schema.js';
+import { parseJsonArray } from '../audit/json-column.js';
 import { compileQuery } from './compile.js';
 import { issueTitle } from './issue-key.js';
 import type { Db } from './rows.js';
@@ -242,15 +243,6 @@ interface SampleRow {
   conformance: string;
 }
 
-const jsonArray = <T>(text: string): T[] => {
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? (v as T[]) : [];
-  } catch {
-    return [];
-  }
-};
-
 /**
  * Issues over a window, sorted (`count` by default), at most `limit`, each with its state and a
  * trend. Read-only; throws `QuerySyntaxError` for a bad query. The state looks at the whole
@@ -304,8 +296,8 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
       key: a.key,
       title: issueTitle(fields),
       ...fields,
-      violations: jsonArray<Violation>(s.violations),
-      conformance: jsonArray<string>(s.conformance),
+      violations: parseJsonArray<Violation>(s.violations),
+      conformance: parseJsonArray<string>(s.conformance),
       count: a.count,
       clients: clients.get(a.key) ?? 0,
       retryable: a.r === a.count ? true : a.f === a.count ? false : null,

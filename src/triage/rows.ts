@@ -2,6 +2,7 @@ import type { ErrorEvent, RetryFlag, Violation } from '../protocol/error-event.j
 import { RETRY_FLAGS } from '../protocol/error-event.js';
 import { ERROR_EVENT_COLUMNS } from '../audit/schema.js';
 import type { AuditReader } from '../audit/store.js';
+import { parseJsonArray } from '../audit/json-column.js';
 
 /** The `error_events` row as the store returns it (retryable 1/0/NULL, JSON arrays as TEXT). */
 export type ErrorEventRecord = Omit<ErrorEvent, 'retryable' | 'retry_flags' | 'violations' | 'conformance'> & {
@@ -13,16 +14,6 @@ export type ErrorEventRecord = Omit<ErrorEvent, 'retryable' | 'retry_flags' | 'v
 
 /** `SELECT` list of every `error_events` column, in table order. */
 export const ERROR_EVENT_SELECT = ERROR_EVENT_COLUMNS.join(', ');
-
-function parseJsonArray<T>(text: string | null | undefined): T[] {
-  if (!text) return [];
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? (v as T[]) : [];
-  } catch {
-    return [];
-  }
-}
 
 /** Converts a stored row to an `ErrorEvent`: retryable to boolean/null, JSON columns to arrays. */
 export function toErrorEvent(r: ErrorEventRecord): ErrorEvent {
