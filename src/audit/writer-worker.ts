@@ -162,12 +162,25 @@ export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
       post({ type: 'failed', kind: 'native-module', code: errorCode(error), message: errorText(error) });
       break open;
     }
-    try {
-      const { mode, chmodded } = openDb();
-      post({ type: 'ready', mode, chmodded });
-    } catch (error) {
-      closeDb();
-      post({ type: 'failed', kind: 'open', code: errorCode(error), message: errorText(error) });
+    // Writers of other processes opening the same new file at the same moment: switching it to
+    // WAL can answer SQLITE_BUSY without waiting on the busy timeout, so the open is retried
+    // (with backoff) until that timeout has passed.
+    const deadline = Date.now() + init.busyTimeoutMs;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+      try {
+        const { mode, chmodded } = openDb();
+        post({ type: 'ready', mode, chmodded });
+        break;
+      } catch (error) {
+        closeDb();
+        if (errorCode(error).startsWith('SQLITE_BUSY') && Date.now() + delay < deadline) {
+          Atomics.wait(pause, 0, 0, delay);
+          continue;
+        }
+        post({ type: 'failed', kind: 'open', code: errorCode(error), message: errorText(error) });
+        break;
+      }
     }
   }
 

@@ -3,7 +3,6 @@
  * their released error shape"): the `aapForm` option per request path, and `auto` reading the AAP
  * extension version from the agent card (the `agentCard` option, or the card the host serves).
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +14,10 @@ import { buildAgentCard } from '../../src/demo/aap/agent-card.js';
 import { conformanceRuleIds } from '../../src/protocol/index.js';
 import { AAP_HEADERS, post, sendMessageBody } from '../helpers/aap-server.js';
 import { MemoryAuditSink } from '../helpers/memory-sink.js';
+import { HAVE_REFERENCE, readReference } from '../protocol/reference.js';
 
-const examples = JSON.parse(readFileSync(new URL('../../../shared/reference/aap-examples.json', import.meta.url), 'utf8')) as Array<{ kind: string; payload: unknown }>;
+// ../shared is absent in a plain clone: the reference card's case is then skipped, the rest run.
+const examples = HAVE_REFERENCE ? readReference<Array<{ kind: string; payload: unknown }>>('aap-examples.json') : [];
 /** The published v1.1 agent card of the reference examples (AAP extension `…/aap/v1.1`, params.version 1.1.0). */
 const CARD_11 = examples.find((e) => JSON.stringify(e.payload).includes('"uri":"https://autoagentprotocol.org/extensions/aap/v1.1"'))?.payload as Record<string, unknown>;
 
@@ -38,7 +39,7 @@ describe('reading a form', () => {
     expect(formOfExtensionUri('https://draft.autoagentprotocol.invalid/extensions/aap/latest')).toBeNull();
   });
 
-  it('reads the reference v1.1 card as released and the demo 2.0 card as 2.0, with their interface paths', () => {
+  it.skipIf(!HAVE_REFERENCE)('reads the reference v1.1 card as released and the demo 2.0 card as 2.0, with their interface paths', () => {
     expect(CARD_11).toBeDefined();
     expect(readAgentCard(CARD_11)?.form).toBe('released');
     expect(readAgentCard(buildAgentCard('http://127.0.0.1:9/a2a'))).toEqual({ form: '2.0', paths: ['/a2a'] });
