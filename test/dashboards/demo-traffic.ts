@@ -68,7 +68,10 @@ export async function startInstrumentedDemo(seed = 12): Promise<InstrumentedDemo
     resource: resourceFromAttributes({ 'service.name': dmcJob }),
     readers: [new PrometheusExporter({ host: '127.0.0.1', port: dmcPort })],
   });
-  const dmcTriage = createTriage({ serviceName: dmcJob, auditDb, logger: false, pseudonymizer, meterProvider: dmcMeterProvider });
+  // Its own file: two writers opening one new file at once have been seen to fail with
+  // SQLITE_BUSY on a loaded CI machine (not yet understood; see the closing note of issue 16),
+  // and this test is about the dashboard, not about sharing a store.
+  const dmcTriage = createTriage({ serviceName: dmcJob, auditDb: join(dir, 'audit-dmc12.db'), logger: false, pseudonymizer, meterProvider: dmcMeterProvider });
 
   const roster = personas(seed);
   const dealers = await startDealers({
