@@ -91,4 +91,29 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
   };
   list(`top ${top} functions (self):`, ([k]) => !k.startsWith('(idle)'));
   list(`top ${top} functions of aap-triage (self):`, ([, e]) => e.owner === 'aap-triage');
+  // Inclusive: a sample counts for aap-triage when any frame of its stack is ours (the OTel SDK,
+  // crypto and Buffer work our code calls included), charged to the innermost of our frames and
+  // the leaf's package. The taps' pass-through frames (wrapped end, emit, next) also carry the
+  // host's own work below them: read those rows as the host's.
+  const parent = new Map();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n);
+  const entries = new Map();
+  let ours = 0;
+  ts = prof.startTime;
+  for (let i = 0; i < prof.samples.length; i++) {
+    ts += dt[i] ?? 0;
+    if (ts < from || ts > to) continue;
+    const leaf = byId.get(prof.samples[i]);
+    let outer = null;
+    for (let n = leaf; n && !outer; n = parent.get(n.id)) if (owner(n.callFrame.url, n.callFrame.functionName) === 'aap-triage') outer = n;
+    if (!outer) continue;
+    const us = dt[i] ?? 0;
+    ours += us;
+    const f = outer.callFrame;
+    const key = `${f.functionName || '(anonymous)'}  ${f.url.replace(/^.*\/dist\//, 'dist/')}:${f.lineNumber + 1} → ${owner(leaf.callFrame.url, leaf.callFrame.functionName)}`;
+    entries.set(key, (entries.get(key) ?? 0) + us);
+  }
+  if (ours === 0) continue;
+  console.log(`aap-triage inclusive: ${(ours / ac.requests.total).toFixed(1)} µs/req (${((ours / busy) * 100).toFixed(1)} % of busy; GC not included); by entry frame → leaf package:`);
+  for (const [k, us] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(`  ${((us / busy) * 100).toFixed(1).padStart(5)} %  ${(us / ac.requests.total).toFixed(1).padStart(6)} µs/req  ${k}`);
 }

@@ -25,6 +25,7 @@ import type { TriageCore } from './internal-types.js';
 import { createInstruments } from './metrics.js';
 import type { InstrumentsHandle } from './metrics.js';
 import { observeExchange } from './observer.js';
+import { isTapped } from './response-tap.js';
 import { DEFAULTS, DEFAULT_KNOWN_METHODS, DEFAULT_KNOWN_SKILLS, defaultCredential } from './options.js';
 import { RetryTracker } from './retry-tracker.js';
 import { SafeCaller } from './safe-call.js';
@@ -35,13 +36,7 @@ import { VERSION } from './version.js';
 /** Scope options of every tracer, meter and logger the core takes: the semconv schema URL. */
 const SCOPE = { schemaUrl: SEMCONV_SCHEMA_URL } as const;
 
-/**
- * Responses already observed by some core of this process: the first observer (the
- * instrumentation's diagnostics channel fires before any listener or middleware) records the
- * exchange, later ones pass it through. So `createTriage` and `AapTriageInstrumentation` used
- * together record each call once.
- */
-const claimed = new WeakSet<ServerResponse>();
+
 
 /**
  * The default logger: pino at level `warn` to stderr, so the per-error lines and the
@@ -193,8 +188,11 @@ export function createCore(o: TriageOptions): CoreHandle {
   return {
     core,
     observe(req, res, bind) {
-      if (!core.active || claimed.has(res)) return null;
-      claimed.add(res);
+      // A response some core already taps is that core's: the first observer (the
+      // instrumentation's diagnostics channel fires before any listener or middleware) records
+      // the exchange, later ones pass it through. So `createTriage` and
+      // `AapTriageInstrumentation` used together record each call once.
+      if (!core.active || isTapped(res) || res.writableEnded) return null;
       const errors = new ExchangeErrors();
       if (bind) {
         const sc = trace.getSpan(otelContext.active())?.spanContext();

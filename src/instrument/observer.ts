@@ -23,7 +23,7 @@ import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJso
 import { checkEventValues, safeCode, safeJsonRpcCode, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
-import { tapHandlers, tapResponse } from './response-tap.js';
+import { tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { Attempt } from './retry-tracker.js';
 import type { ResponseTapHandlers } from './response-tap.js';
@@ -72,11 +72,11 @@ const FORM_VERSION: Readonly<Record<WireForm, string>> = {
  * `error` / `error_code`) or a failed or rejected task state. False means every call in it succeeded.
  */
 const NEEDLES: readonly string[] = ['"error', ...[...TASK_FAILURE_STATES.keys()].map((state) => `"${state}"`)];
-const NEEDLE_BUFFERS = NEEDLES.map((n) => Buffer.from(n));
+// One scan of the text for all needles (a Buffer search per needle cost ~4 µs on a 700-byte
+// reply); bytes are read as latin1, so the ASCII needles match inside any UTF-8 body.
+const NEEDLE_RE = new RegExp(NEEDLES.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
 function mayHoldError(body: Buffer | string): boolean {
-  if (typeof body === 'string') return NEEDLES.some((n) => body.includes(n));
-  for (const n of NEEDLE_BUFFERS) if (body.indexOf(n) !== -1) return true;
-  return false;
+  return NEEDLE_RE.test(typeof body === 'string' ? body : body.toString('latin1'));
 }
 
 /** Attempt number from the client's `aap-attempt` header (1…100), or null. */
@@ -115,14 +115,9 @@ function requestPath(req: IncomingMessage): string {
 }
 
 /** Reads the agent card the host served into the endpoint forms. Never throws. */
-function learnCard(core: TriageCore, body: Buffer): void {
+function learnCard(core: TriageCore, body: Buffer | string): void {
   const read = readJsonBody(body, { maxBytes: core.maxBodyBytes });
   if (!isParseFailure(read)) core.forms.learnCard(read.value);
-}
-
-function onResponseClose(this: ServerResponse): void {
-  const h = tapHandlers(this);
-  if (h instanceof Exchange) h.closed();
 }
 
 /** What one exchange's calls share while they are reported (see `finish`). */
@@ -164,21 +159,15 @@ export class Exchange implements ResponseTapHandlers {
   ) {
     this.parent = otelContext.active();
     this.body = new RequestBodyTap(req, core.maxBodyBytes);
-    // The exchange is the tap's handler object: no per-request closures on the hot path.
+    // The exchange is the tap's handler object: no per-request closure or listener. The tap
+    // calls `onDone` right after the host's `end` (or at 'close' when the exchange is aborted),
+    // while the HTTP instrumentation's server span, which a single call is recorded on, is open.
     tapResponse(res, core.maxBodyBytes, this);
-    // 'close' follows 'finish' on a completed response and also ends an aborted one. The calls
-    // are reported on 'finish' when it comes: the HTTP instrumentation ends its server span on
-    // 'close' (its listener is older than ours), and a single call is recorded on that span. One
-    // shared listener finds the exchange through the tap: no closure per request. A response
-    // already tapped for another observer (two triages in one process) gets listeners of its own.
-    if (tapHandlers(res) === this) {
-      res.on('finish', onResponseClose);
-      res.on('close', onResponseClose);
-    } else {
-      const done = (): void => this.closed();
-      res.once('finish', done);
-      res.once('close', done);
-    }
+  }
+
+  /** ResponseTapHandlers: the response is done. Never throws. */
+  onDone(): void {
+    this.closed();
   }
 
   /** The response closed: report every call (once). Never throws. */
@@ -274,7 +263,7 @@ export class Exchange implements ResponseTapHandlers {
   }
 
   /** ResponseTapHandlers: the complete JSON body (or null over the cap). Never throws. */
-  onBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
+  onBody(body: Buffer | string | null, mode: 'buffer' | 'observe'): Buffer | null {
     try {
       return this.completeBody(body, mode);
     } catch (err) {
@@ -328,16 +317,17 @@ export class Exchange implements ResponseTapHandlers {
     return spanIds(target ? this.spanOf(target) : this.traceSpan).traceId;
   }
 
-  private completeBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null {
-    if (!body || body.length === 0) return null;
+  private completeBody(host: Buffer | string | null, mode: 'buffer' | 'observe'): Buffer | null {
+    if (!host || host.length === 0) return null;
     if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
       // The host's own agent card says which AAP version (error form) its endpoints serve.
-      learnCard(this.core, body);
+      learnCard(this.core, host);
       return null;
     }
     // Fast path: a body with no error member and no failed task is all successes; the calls
     // without an outcome are reported as such, and nothing needs parsing or completing.
-    if (!mayHoldError(body)) return null;
+    if (!mayHoldError(host)) return null;
+    const body = typeof host === 'string' ? Buffer.from(host) : host;
     const read = readJsonBody(body, { maxBytes: this.core.maxBodyBytes });
     if (isParseFailure(read)) return null;
     const value = read.value;
@@ -371,7 +361,8 @@ export class Exchange implements ResponseTapHandlers {
     }
     if (!changed) return null;
     // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
-    return spliceBody(body, Array.isArray(value) ? items : items[0]);
+    const spliced = spliceBody(body, Array.isArray(value) ? items : items[0]);
+    return spliced.equals(body) ? null : spliced;
   }
 
   private onSse(chunk: Buffer): void {
@@ -438,6 +429,7 @@ export class Exchange implements ResponseTapHandlers {
     if (this.finished) return;
     this.finished = true;
     if (this.errors) releaseStore(this.errors);
+    this.body.release();
     this.sse?.end();
     const calls = this.ensureCalls();
     const endedAt = Date.now();

@@ -9,9 +9,13 @@
  */
 import { IncomingMessage } from 'node:http';
 
-/** Where a tapped request keeps its tap: a non-enumerable own property (why not a WeakMap: response-tap.ts). */
-const BODY_TAP = Symbol('aap-triage.request-tap');
-type Tapped = IncomingMessage & { [BODY_TAP]?: RequestBodyTap };
+/**
+ * The taps of requests in flight, by request; an entry leaves when its exchange ends. A plain
+ * map, neither a WeakMap nor a property added to the request (why: `taps` in response-tap.ts).
+ * Bounded: past `MAX_TAPS` the oldest entry is dropped.
+ */
+const taps = new Map<IncomingMessage, RequestBodyTap>();
+const MAX_TAPS = 65_536;
 let patched = false;
 
 /**
@@ -25,9 +29,8 @@ function patchEmit(): void {
   const proto = IncomingMessage.prototype as unknown as { emit: (...a: unknown[]) => boolean };
   const origEmit = proto.emit;
   proto.emit = function emit(this: IncomingMessage, event: unknown, chunk?: unknown) {
-    const tap = (this as Tapped)[BODY_TAP];
-    // Only the request's own tap: an object that merely inherits from a tapped request has none.
-    if (tap !== undefined && tap.req === this) {
+    const tap = taps.size === 0 ? undefined : taps.get(this);
+    if (tap !== undefined) {
       if (event === 'data') tap.onData(chunk);
       else if (event === 'end') tap.onEnd();
     }
@@ -48,9 +51,18 @@ export class RequestBodyTap {
     readonly req: IncomingMessage,
     private readonly maxBytes: number,
   ) {
-    if (this.frameworkBody() !== undefined) return;
+    if (this.frameworkBody() !== undefined || taps.has(req)) return;
     patchEmit();
-    Object.defineProperty(req, BODY_TAP, { value: this, writable: true, configurable: true });
+    if (taps.size >= MAX_TAPS) {
+      const oldest = taps.keys().next();
+      if (!oldest.done) taps.delete(oldest.value);
+    }
+    taps.set(req, this);
+  }
+
+  /** Stops seeing the host's chunks (the exchange ended); what was read stays readable. */
+  release(): void {
+    if (taps.get(this.req) === this) taps.delete(this.req);
   }
 
   /** The host's reader finished the body. */

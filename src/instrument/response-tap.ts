@@ -1,8 +1,11 @@
 /**
  * Observes (and, for JSON, may complete) what a `ServerResponse` sends, through
- * `writeHead` / `flushHeaders` / `write` / `end` patched once on `ServerResponse.prototype`,
- * with each tapped response's state under a hidden symbol-keyed property of the response. The
- * host's calls keep their semantics; no method ever throws because of the tap.
+ * `writeHead` / `flushHeaders` / `write` / `end` / `emit` patched once on
+ * `ServerResponse.prototype`, with each tapped response's state in a module map from the
+ * response (why not a property or a WeakMap: see `taps`). The host's calls keep their semantics;
+ * no method ever throws because of the tap. The owner hears once that the response is done:
+ * right after the host's `end` (before 'finish', so the HTTP instrumentation's server span is
+ * still open), or at 'close' for a response closed without one.
  *
  * Modes, decided when the host first commits headers or body:
  * - `buffer`: a JSON (or untyped) body is held until `end`, up to `maxBytes`, so the observer
@@ -28,12 +31,18 @@ export interface ResponseTapHandlers {
   /** A pass-through chunk in `sse` mode. */
   onSseChunk(chunk: Buffer): void;
   /**
-   * The complete body in `buffer` / `observe` mode (null when over the cap). In `buffer` mode it
-   * may return a replacement body; in `observe` mode the return value is ignored.
+   * The complete body in `buffer` / `observe` mode (null when over the cap): the host's one
+   * UTF-8 string as it is, else the bytes. In `buffer` mode it may return a replacement body
+   * (only when it differs); in `observe` mode the return value is ignored.
    */
-  onBody(body: Buffer | null, mode: 'buffer' | 'observe'): Buffer | null;
+  onBody(body: Buffer | string | null, mode: 'buffer' | 'observe'): Buffer | null;
   /** Reports an internal failure (the tap then passes everything through). */
   onFailure(kind: string, err: unknown): void;
+  /**
+   * Called once when the response is done: after the host's `end` has run, or when the response
+   * emits 'close' without one (an aborted exchange), before any 'close' listener. Never throws.
+   */
+  onDone(): void;
 }
 
 type WriteCb = ((err?: Error | null) => void) | undefined;
@@ -44,6 +53,10 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer | null {
   if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   return null;
+}
+
+function isUtf8(encoding: unknown): boolean {
+  return encoding === undefined || encoding === null || encoding === 'utf8' || encoding === 'utf-8';
 }
 
 function headerFromArgs(headers: unknown, name: string): string | undefined {
@@ -96,6 +109,7 @@ interface Originals {
   flushHeaders: () => void;
   write: (...a: unknown[]) => boolean;
   end: (...a: unknown[]) => ServerResponse;
+  emit: (...a: unknown[]) => boolean;
 }
 
 /** One response's tap state, held under the response's `TAP` property. */
@@ -250,7 +264,19 @@ class Tap {
     let outEncoding: unknown = encoding;
     let held: Buffer | null = null;
     try {
-      if (m === 'buffer') {
+      if (m === 'buffer' && this.chunks.length === 0 && typeof chunk === 'string' && isUtf8(encoding)) {
+        // The common case (Express `res.send`): one string. The owner reads it as it is; a Buffer
+        // is made only when it replaces the body.
+        const size = chunk.length * 3 <= this.maxBytes ? chunk.length : Buffer.byteLength(chunk, 'utf8');
+        const replaced = size <= this.maxBytes ? this.h.onBody(chunk, 'buffer') : (this.h.onBody(null, 'buffer'), null);
+        if (replaced) {
+          const headArgs = this.pendingHead;
+          const inArgs = headArgs ? setContentLengthInArgs(headArgs[headersArgIndex(headArgs)], replaced.length) : false;
+          if (!inArgs && this.res.getHeader('content-length') !== undefined) this.res.setHeader('content-length', replaced.length);
+          out = replaced;
+          outEncoding = undefined;
+        }
+      } else if (m === 'buffer') {
         const buf = toBuffer(chunk, encoding);
         if (buf) this.chunks.push(buf);
         this.size += buf?.length ?? 0;
@@ -302,24 +328,32 @@ class Tap {
       return this.o.end.call(this.res, out, outEncoding, cb);
     } finally {
       this.inner = false;
+      this.done();
     }
+  }
+
+  /** Untaps the response and tells the owner (once). */
+  done(): void {
+    if (taps.get(this.res) !== this) return;
+    taps.delete(this.res);
+    this.h.onDone();
   }
 }
 
 /**
- * Where a tapped response keeps its tap: a non-enumerable own property (hidden from
- * `util.inspect`, `Object.assign` and spreads). Not a WeakMap keyed by the response: replacing
- * the request and response WeakMaps with such properties cut the server's CPU by about 60 µs per
- * request under load, most of it garbage collection (docs/benchmarks.md, "instrumentation
- * overhead").
+ * The taps of the responses in flight, by response; an entry leaves when its response is done.
+ * A plain (strong) map: not a WeakMap, whose entries every young-generation GC has to walk
+ * (replacing WeakMaps cut about 60 µs per request under load), and not a property added to
+ * the response, which costs a hidden-class transition per request (about 7 000 instructions on
+ * an Express response, measured with bench/a2a-dealer.callgrind.mjs). Bounded, in case a host
+ * leaves responses neither ended nor closed: past `MAX_TAPS` the oldest entry is dropped.
  */
-const TAP = Symbol('aap-triage.response-tap');
-type Tapped = ServerResponse & { [TAP]?: Tap };
+const taps = new Map<ServerResponse, Tap>();
+const MAX_TAPS = 65_536;
 
 /** The tap of `res` itself: an object that merely inherits from a tapped response has none. */
 function tapOf(res: ServerResponse): Tap | undefined {
-  const t = (res as Tapped)[TAP];
-  return t !== undefined && t.res === res ? t : undefined;
+  return taps.size === 0 ? undefined : taps.get(res);
 }
 let originals: Originals | null = null;
 
@@ -336,6 +370,7 @@ function patchPrototype(): Originals {
     flushHeaders: proto.flushHeaders as Originals['flushHeaders'],
     write: proto.write as Originals['write'],
     end: proto.end as Originals['end'],
+    emit: proto.emit as Originals['emit'],
   };
   proto.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
     const t = tapOf(this);
@@ -353,26 +388,33 @@ function patchPrototype(): Originals {
     const t = tapOf(this);
     return t && !t.inner && !t.ended ? t.end(chunk, encoding, cb) : o.end.call(this, chunk, encoding, cb);
   };
+  proto.emit = function emit(this: ServerResponse, event: unknown) {
+    // Before the listeners: the HTTP instrumentation ends its server span on 'close'.
+    if (event === 'close') tapOf(this)?.done();
+    // `apply(this, arguments)` passes every argument on without rest/spread copies.
+    // eslint-disable-next-line prefer-rest-params
+    return o.emit.apply(this, arguments as unknown as unknown[]);
+  };
   originals = o;
   return o;
 }
 
 /**
- * Installs the tap on `res` (once; a second tap on the same response is ignored). `maxBytes`
- * caps what is buffered or copied (bytes). Returns a function that reports the mode decided so far.
+ * Installs the tap on `res` with `h` as its owner. `maxBytes` caps what is buffered or copied
+ * (bytes). Returns false, changing nothing, when `res` is tapped already (in flight) or done.
  */
-export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): () => TapMode | null {
+export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): boolean {
   const o = patchPrototype();
-  let tap = tapOf(res);
-  if (!tap) {
-    tap = new Tap(res, maxBytes, h, o);
-    Object.defineProperty(res, TAP, { value: tap, writable: true, configurable: true });
+  if (taps.has(res) || res.writableEnded) return false;
+  if (taps.size >= MAX_TAPS) {
+    const oldest = taps.keys().next();
+    if (!oldest.done) taps.delete(oldest.value);
   }
-  const t = tap;
-  return () => t.mode;
+  taps.set(res, new Tap(res, maxBytes, h, o));
+  return true;
 }
 
-/** The handlers of the tap on `res`, if it has one. */
-export function tapHandlers(res: ServerResponse): ResponseTapHandlers | undefined {
-  return tapOf(res)?.h;
+/** Whether `res` is tapped now (observed by some exchange of this module and not done). */
+export function isTapped(res: ServerResponse): boolean {
+  return tapOf(res) !== undefined;
 }

@@ -1,26 +1,49 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { callKey, idempotencyKey } from '../../src/instrument/call-key.js';
 
-const sha1 = (s: string): string => createHash('sha1').update(s, 'utf8').digest('base64');
+const KEY = /^[0-9a-f]{16}$/;
 
 describe('retry tracker call key', () => {
-  it('is the SHA-1 of method, skill and the params with keys sorted and message.messageId left out', () => {
-    const params = { message: { role: 'ROLE_USER', messageId: 'm-1', parts: [{ data: { z: 1, a: 'x' } }] } };
-    const canonical = 'SendMessage\u0000inventory.search\u0000{"message":{"parts":[{"data":{"a":"x","z":1}}],"role":"ROLE_USER"}}';
-    expect(callKey('SendMessage', 'inventory.search', params)).toBe(sha1(canonical));
+  it('is 16 hex digits, the same for the same call, whatever its key order or A2A messageId', () => {
+    const a = callKey('SendMessage', 'inventory.search', { message: { role: 'ROLE_USER', messageId: 'm-1', parts: [{ data: { z: 1, a: 'x' } }] } });
+    const b = callKey('SendMessage', 'inventory.search', { message: { parts: [{ data: { a: 'x', z: 1 } }], messageId: 'm-2', role: 'ROLE_USER' } });
+    expect(a).toMatch(KEY);
+    expect(b).toBe(a);
   });
 
-  it('ignores key order and the A2A messageId, and tells different params apart', () => {
-    const a = callKey('SendMessage', null, { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [] } });
-    const b = callKey('SendMessage', null, { message: { parts: [], role: 'ROLE_USER', messageId: 'm-2' } });
-    const c = callKey('SendMessage', null, { message: { parts: [1], role: 'ROLE_USER', messageId: 'm-1' } });
-    expect(a).toBe(b);
-    expect(c).not.toBe(a);
+  it('tells apart calls that differ in method, skill, a value, its type or its place', () => {
+    const base = { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ data: { make: 'Honda', year: 2020 } }] } };
+    const keys = [
+      callKey('SendMessage', 'inventory.search', base),
+      callKey('SendStreamingMessage', 'inventory.search', base),
+      callKey('SendMessage', 'vehicle.details', base),
+      callKey('SendMessage', null, base),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: [{ data: { make: 'Honda', year: 2021 } }] } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: [{ data: { make: 'Honda', year: '2020' } }] } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: [{ data: { make: 'Honda' } }, { data: { year: 2020 } }] } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: [] } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: {} } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: null } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: [true] } }),
+      callKey('SendMessage', 'inventory.search', { message: { ...base.message, parts: [false] } }),
+      // String boundaries are framed: "ab" + "c" is not "a" + "bc".
+      callKey('m', null, ['ab', 'c']),
+      callKey('m', null, ['a', 'bc']),
+      callKey('m', null, { ab: 'c' }),
+      callKey('m', null, { a: 'bc' }),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('reads values as JSON would: -0 is 0, non-finite numbers and undefined members as null or absent', () => {
+    expect(callKey('m', null, { n: -0 })).toBe(callKey('m', null, { n: 0 }));
+    expect(callKey('m', null, [Number.NaN])).toBe(callKey('m', null, [null]));
+    expect(callKey('m', null, { a: 1, b: undefined })).toBe(callKey('m', null, { a: 1 }));
   });
 
   it('keeps a messageId that is not directly under params.message', () => {
     expect(callKey('tools/call', 'get_vehicle', { arguments: { messageId: 'a' } })).not.toBe(callKey('tools/call', 'get_vehicle', { arguments: { messageId: 'b' } }));
+    expect(callKey('SendMessage', null, { message: { parts: [{ messageId: 'a' }] } })).not.toBe(callKey('SendMessage', null, { message: { parts: [{ messageId: 'b' }] } }));
   });
 
   it('ends on cyclic and very deep values instead of hanging', () => {
@@ -29,12 +52,20 @@ describe('retry tracker call key', () => {
     cyclic.again = cyclic;
     let deep: unknown = 'leaf';
     for (let i = 0; i < 500; i++) deep = { d: deep };
-    expect(callKey('m', null, cyclic)).toMatch(/^[A-Za-z0-9+/]{27}=$/);
-    expect(callKey('m', null, deep)).toMatch(/^[A-Za-z0-9+/]{27}=$/);
+    expect(callKey('m', null, cyclic)).toMatch(KEY);
+    expect(callKey('m', null, deep)).toMatch(KEY);
   });
 
-  it('keys an idempotency key by an unkeyed hash in its own domain', () => {
-    expect(idempotencyKey('idem-1')).toBe(sha1('idempotency\u0000idem-1'));
+  it('keys an idempotency key in its own domain', () => {
+    expect(idempotencyKey('idem-1')).toMatch(KEY);
+    expect(idempotencyKey('idem-1')).toBe(idempotencyKey('idem-1'));
     expect(idempotencyKey('idem-1')).not.toBe(idempotencyKey('idem-2'));
+    expect(idempotencyKey('idem-1')).not.toBe(callKey('idem-1', null, undefined));
+  });
+
+  it('spreads 100 000 distinct calls over 100 000 distinct keys', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 100_000; i++) seen.add(callKey('SendMessage', 'inventory.search', { message: { parts: [{ data: { vin: `1HGCM82633A${String(i).padStart(6, '0')}` } }] } }));
+    expect(seen.size).toBe(100_000);
   });
 });
