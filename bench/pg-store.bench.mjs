@@ -2,6 +2,8 @@
 //
 // Run:  npm run bench -- pg-store [write|read|all] [rows per writer=50000] [read rows=1000000]
 //       (or after `npm run build`: node bench/pg-store.bench.mjs all 50000 1000000)
+//       The issue's figures: `npm run bench -- pg-store all 25000 10000000` (first run: the SQLite
+//       data set ≈ 6 min, 7.2 GiB; the PostgreSQL copy ≈ 5 min, 7.8 GiB; both kept for reuse).
 // Needs PostgreSQL at AAP_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres, the
 // maintenance database; the benchmark creates and drops its own databases there).
 //
@@ -12,18 +14,24 @@
 //   wall time until the last process has committed its last row.
 // read: the data set of bench/triage-generate.mjs (N rows over 30 days, 300 clients, a storm
 //   every 6 h) in SQLite (bench/results/triage-<n>.db) and copied into PostgreSQL (database
-//   aap_bench_<n>, kept for the next run); then search / show / trace / storms / stats through the
-//   same triage functions and the one store interface, in-process, median of several runs.
+//   aap_bench_<n>, kept for the next run; loaded by COPY with the secondary indexes built
+//   afterwards, see ensurePgCopy); then search / show / trace / storms / stats / issues through
+//   the same triage functions and the one store interface, in-process, median of several runs,
+//   and a check that both stores gave the same answers.
 import { spawn } from 'node:child_process';
-import { cpus } from 'node:os';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { migrateAuditStore, openStoreReader } from '../dist/audit/store.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../dist/audit/pg/schema.js';
 import { ERROR_EVENT_COLUMNS } from '../dist/audit/schema.js';
-import { computeStats, findStorms, getError, getTrace, searchErrors } from '../dist/triage/index.js';
+import { computeStats, findStorms, getError, getTrace, listIssues, searchErrors } from '../dist/triage/index.js';
 import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -111,7 +119,50 @@ if (part === 'write' || part === 'all') {
   console.log(`  best of 2: sink ${best(rounds.sink).toFixed(0)} rows/s, plain INSERT ceiling ${best(rounds.plain).toFixed(0)} rows/s → ${((100 * best(rounds.sink)) / best(rounds.plain)).toFixed(0)} % of the ceiling`);
 }
 
-/** Copies the SQLite bench store into PostgreSQL database `name` (once: reused when complete). */
+/** One value in COPY's text format: `\\N` for NULL; backslash, tab, newline and CR escaped. */
+const copyValue = (v) => (v === null || v === undefined ? '\\N' : typeof v === 'string' ? v.replace(/[\\\t\n\r]/g, (ch) => COPY_ESCAPES[ch]) : String(v));
+const COPY_ESCAPES = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** COPY every row of `iterator` (objects with `columns`) into `table`, 2 000 rows per chunk. */
+async function copyRows(c, table, columns, iterator) {
+  const source = Readable.from(
+    (function* () {
+      let lines = [];
+      for (const r of iterator) {
+        lines.push(columns.map((col) => copyValue(r[col])).join('\t'));
+        if (lines.length === 2000) {
+          yield lines.join('\n') + '\n';
+          lines = [];
+        }
+      }
+      if (lines.length) yield lines.join('\n') + '\n';
+    })(),
+  );
+  await pipeline(source, c.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
+}
+
+/** Every index of the schema as (table, name, definition), the partitions' included, sorted: to compare two stores. */
+async function indexList(c) {
+  const r = await c.query("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1, 2");
+  return r.rows.map((x) => `${x.tablename} ${x.indexname} ${x.indexdef}`);
+}
+
+/** The UTC day starts (epoch ms) from the day of `lo` to the day of `hi`. */
+const daysOf = (lo, hi) => {
+  const out = [];
+  for (let d = Math.floor(lo / 86_400_000) * 86_400_000; d <= hi; d += 86_400_000) out.push(d);
+  return out;
+};
+
+/**
+ * Copies the SQLite bench store into PostgreSQL database `name` (once: reused when complete).
+ * Fast path, same result as a store the writers filled: the store's own migrations and day
+ * partitions, then its secondary indexes dropped, the rows in by COPY (primary keys live), the
+ * indexes rebuilt from their own definitions, VACUUM ANALYZE. The index list is then compared
+ * with a fresh migrated store holding the same partitions (throws when they differ). The PG
+ * schema keeps no issue summary (migration 4: issue_hours is not filled on PostgreSQL), so
+ * there is nothing more to build.
+ */
 async function ensurePgCopy(sqlitePath, rows, name) {
   const exists = (await admin(`SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount > 0;
   const url = urlOf(name);
@@ -120,53 +171,62 @@ async function ensurePgCopy(sqlitePath, rows, name) {
     await c.connect();
     const done = await c.query("SELECT to_regclass('bench_meta') IS NOT NULL AS ok").then((r) => r.rows[0].ok && c.query('SELECT value FROM bench_meta').then((m) => Number(m.rows[0]?.value)));
     await c.end();
-    if (done === rows) return { url, seconds: 0 };
+    if (done === rows) return { url, seconds: 0, steps: null };
     await admin(`DROP DATABASE ${name} WITH (FORCE)`);
   }
   await admin(`CREATE DATABASE ${name}`);
   const t = performance.now();
+  const steps = {};
+  const step = (label, t0) => (steps[label] = (performance.now() - t0) / 1000);
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   await migratePg(c, PG_MIGRATIONS);
   const src = new Database(sqlitePath, { readonly: true });
-  const cols = ERROR_EVENT_COLUMNS.join(', ');
-  const known = new Set();
-  let batch = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    await ensurePartitions(c, batch.map((r) => r.occurred_at), known);
-    const values = [];
-    const tuples = batch.map((r) => {
-      const base = values.length;
-      for (const col of ERROR_EVENT_COLUMNS) values.push(r[col]);
-      return `(${ERROR_EVENT_COLUMNS.map((_, j) => `$${base + j + 1}`).join(', ')})`;
-    });
-    await c.query(`INSERT INTO error_events (${cols}) VALUES ${tuples.join(', ')}`, values);
-    batch = [];
-  };
-  for (const r of src.prepare(`SELECT ${cols} FROM error_events`).iterate()) {
-    batch.push(r);
-    if (batch.length === 2000) await flush();
-  }
-  await flush();
-  let traffic = [];
-  const flushTraffic = async () => {
-    if (!traffic.length) return;
-    const values = traffic.flatMap((r) => [r.minute, r.service, r.skill, r.client, r.requests, r.errors, r.retries]);
-    await c.query(`INSERT INTO traffic VALUES ${traffic.map((_, i) => `(${[1, 2, 3, 4, 5, 6, 7].map((j) => `$${i * 7 + j}`).join(', ')})`).join(', ')}`, values);
-    traffic = [];
-  };
-  for (const r of src.prepare('SELECT * FROM traffic').iterate()) {
-    traffic.push(r);
-    if (traffic.length === 5000) await flushTraffic();
-  }
-  await flushTraffic();
+  const { lo, hi } = src.prepare('SELECT min(occurred_at) AS lo, max(occurred_at) AS hi FROM error_events').get();
+  const days = daysOf(lo, hi);
+  await ensurePartitions(c, days, new Set());
+  const secondary = (
+    await c.query(
+      `SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS def FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+        WHERE x.indrelid = 'error_events'::regclass AND NOT x.indisprimary ORDER BY 1`,
+    )
+  ).rows;
+  for (const ix of secondary) await c.query(`DROP INDEX ${ix.name}`);
+  let t0 = performance.now();
+  await copyRows(c, 'error_events', ERROR_EVENT_COLUMNS, src.prepare(`SELECT ${ERROR_EVENT_COLUMNS.join(', ')} FROM error_events`).iterate());
+  step('copy error_events', t0);
+  t0 = performance.now();
+  const trafficCols = ['minute', 'service', 'skill', 'client', 'requests', 'errors', 'retries'];
+  await copyRows(c, 'traffic', trafficCols, src.prepare(`SELECT ${trafficCols.join(', ')} FROM traffic`).iterate());
+  step('copy traffic', t0);
   src.close();
-  await c.query('ANALYZE');
+  t0 = performance.now();
+  await c.query("SET maintenance_work_mem = '512MB'");
+  // pg_get_indexdef gives a partitioned index as `ON ONLY error_events` (the parent alone):
+  // without ONLY it is built on every partition, as the migration's CREATE INDEX did.
+  for (const ix of secondary) await c.query(ix.def.replace(' ON ONLY ', ' ON '));
+  step(`build ${secondary.length} indexes`, t0);
+  t0 = performance.now();
+  await c.query('VACUUM (ANALYZE)');
+  step('VACUUM ANALYZE', t0);
+  // Same indexes as the store's own migrations give, partitions included.
+  const scratch = `aap_bench_schema_${process.pid}`;
+  await admin(`CREATE DATABASE ${scratch}`);
+  const s = new pg.Client({ connectionString: urlOf(scratch) });
+  await s.connect();
+  await migratePg(s, PG_MIGRATIONS);
+  await ensurePartitions(s, days, new Set());
+  const want = await indexList(s);
+  await s.end();
+  await admin(`DROP DATABASE ${scratch} WITH (FORCE)`);
+  const got = await indexList(c);
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    throw new Error(`the loaded store's indexes differ from the migrations':\n- ${want.filter((x) => !got.includes(x)).join('\n- ')}\n+ ${got.filter((x) => !want.includes(x)).join('\n+ ')}`);
+  }
   await c.query('CREATE TABLE bench_meta (value TEXT)');
   await c.query('INSERT INTO bench_meta VALUES ($1)', [String(rows)]);
   await c.end();
-  return { url, seconds: (performance.now() - t) / 1000 };
+  return { url, seconds: (performance.now() - t) / 1000, steps, indexes: got.length };
 }
 
 if (part === 'read' || part === 'all') {
@@ -175,7 +235,10 @@ if (part === 'read' || part === 'all') {
   const gen = ensureBenchDb(sqlitePath, readRows, () => undefined);
   console.log(`\nread: ${readRows.toLocaleString('en')} rows over 30 days; SQLite ${gen.generatedNow ? `generated in ${gen.seconds.toFixed(0)} s` : 'reused'} (${sqlitePath})`);
   const copy = await ensurePgCopy(sqlitePath, readRows, `aap_bench_${tag}`);
-  console.log(`PostgreSQL copy ${copy.seconds ? `loaded in ${copy.seconds.toFixed(0)} s (multi-row INSERTs, indexes live)` : 'reused'} (database aap_bench_${tag})`);
+  const pgSize = Number((await admin(`SELECT pg_database_size('aap_bench_${tag}') AS n`)).rows[0].n);
+  const steps = copy.steps ? ` (${Object.entries(copy.steps).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ')}; ${copy.indexes} indexes, same as the migrations')` : '';
+  console.log(`PostgreSQL copy ${copy.seconds ? `loaded in ${copy.seconds.toFixed(0)} s${steps}` : 'reused'} (database aap_bench_${tag}, ${(pgSize / 2 ** 30).toFixed(2)} GiB; SQLite file ${(statSync(sqlitePath).size / 2 ** 30).toFixed(2)} GiB)`);
+  console.log(`load average before the reads: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const now = BENCH_END;
   const day = { since: now - 86_400_000, until: now + 1 };
   const raw = new Database(sqlitePath, { readonly: true });
@@ -198,10 +261,29 @@ if (part === 'read' || part === 'all') {
     r.trace = await time((i) => getTrace(db, picks[i].upstream_trace_id ?? picks[i].trace_id), 31);
     r.storms = await time(() => findStorms(db, day), 5);
     r.stats = await time(() => computeStats(db, null, day, { now }), 5);
+    // `aap-triage issues --since 24h` at half past an hour (SQLite: summary + edge rows).
+    r.issues = await time(() => listIssues(db, { window: { since: now - 1_800_000 - 86_400_000, until: now - 1_800_000 }, now: now - 1_800_000 }), 5);
     table[store] = r;
-    console.log(`  ${store}: first page ${r.search.last.rows.length} of ${r.search.last.total}; ${r.storms.last.length} storms in 24 h; stats ${r.stats.last.errors} errors`);
+    console.log(
+      `  ${store}: first page ${r.search.last.rows.length} of ${r.search.last.total}; ${r.storms.last.length} storms in 24 h; stats ${r.stats.last.errors} errors; ` +
+        `${r.issues.last.total} issues (${r.issues.last.source}), ${r.issues.last.issues.reduce((a, i) => a + i.count, 0)} errors`,
+    );
     await db.close();
   }
+  // Same answers: the last result of each question, `source` of issues aside (how, not what).
+  const answer = (r) => ({
+    search: r.search.last,
+    show: r.show.last,
+    trace: r.trace.last,
+    storms: r.storms.last,
+    stats: r.stats.last,
+    issues: { ...r.issues.last, source: undefined },
+  });
+  const a = answer(table.sqlite);
+  const b = answer(table.postgres);
+  const differ = Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  console.log(differ.length ? `  ANSWERS DIFFER: ${differ.join(', ')}` : '  same answers on both stores (search, show, trace, storms, stats, issues)');
+  console.log(`load average after the reads: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   console.log('\nin-process median (min–max, n), same triage functions over the one store interface:');
   console.log(`${''.padEnd(36)}${'SQLite'.padStart(30)}${'PostgreSQL'.padStart(30)}`);
   for (const [label, key] of [
@@ -210,6 +292,7 @@ if (part === 'read' || part === 'all') {
     ['trace <id>', 'trace'],
     ['storms --since 24h', 'storms'],
     ['stats --since 24h', 'stats'],
+    ['issues --since 24h (at half past)', 'issues'],
   ]) {
     const cell = (x) => `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`.padStart(30);
     console.log(`${label.padEnd(36)}${cell(table.sqlite[key])}${cell(table.postgres[key])}`);

@@ -258,10 +258,11 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
   const limit = Math.max(1, Math.trunc(options.limit ?? ISSUE_DEFAULTS.limit));
   const span = window.until - window.since;
   // The hourly summary is kept by the SQLite writer; a PostgreSQL store answers from its rows
-  // (the issue and time indexes, day partitions), with the same result.
-  const summary =
-    db.dialect === 'sqlite' && q.terms.length === 0 && span > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
-  const p = plan(window, summary, options.buckets ?? ISSUE_DEFAULTS.buckets);
+  // (the issue and time indexes, day partitions), with the same result: the same hour-aligned
+  // buckets wherever the summary could answer, so the trend is the same on both stores.
+  const hourly = q.terms.length === 0 && span > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
+  const summary = hourly && db.dialect === 'sqlite';
+  const p = plan(window, hourly, options.buckets ?? ISSUE_DEFAULTS.buckets);
   const { cells, clients } = summary ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
   const accs = [...fold(cells).values()].sort(SORTERS[sort]);
 

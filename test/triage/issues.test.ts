@@ -117,6 +117,16 @@ describe.each(STORE_KINDS)('listIssues on the %s store', (kind) => {
     expect(rows.issues.map(strip)).toEqual(summary.issues.map(strip));
   });
 
+  it('buckets the trend on the hour on both stores, the rows path as the summary', async () => {
+    // The window starts at half past: hour buckets from the hour before, so a store that
+    // answers from its rows (PostgreSQL) gives the same trend as SQLite's hourly summary.
+    const list = await listIssues(store, { window: WINDOW, now: NOW });
+    expect(list.bucket_ms).toBe(HOUR);
+    expect(list.trend_start).toBe(Math.floor(WINDOW.since / HOUR) * HOUR);
+    // RATE_LIMITED at :10, :30, :50: two in the window's first half hour, one in its last.
+    expect(byCode(list.issues)['RATE_LIMITED']!.trend).toEqual([2, ...new Array<number>(23).fill(3), 1]);
+  });
+
   it('sorts by last seen and by first seen, newest first', async () => {
     expect((await listIssues(store, { window: WINDOW, now: NOW, sort: 'last_seen' })).issues.map((i) => i.code)).toEqual([
       'RATE_LIMITED',

@@ -311,6 +311,26 @@ describe('draftIncident', () => {
   });
 });
 
+describe('an open reader', () => {
+  it('answers a question it has asked before once a new day and its rows arrive, many times over', async () => {
+    // PostgreSQL: a new day partition under statements the reader has already prepared.
+    const DAY = 86_400_000;
+    const day = { since: T0 + 2 * DAY, until: T0 + 3 * DAY };
+    const ask = async () => [
+      (await searchErrors(db, 'code:RATE_LIMITED', day, { now: day.until })).total,
+      (await computeStats(db, null, day, { now: day.until })).errors,
+      (await getTrace(db, '000000000000000000000000000d0002')).length,
+    ];
+    expect(await ask()).toEqual([0, 0, 0]);
+    await store.insertEvents([
+      event({ occurred_at: day.since + MIN, code: 'RATE_LIMITED', trace_id: '000000000000000000000000000d0002' }),
+      event({ occurred_at: day.since + 2 * MIN, code: 'RATE_LIMITED', trace_id: '000000000000000000000000000d0002' }),
+      event({ occurred_at: day.since + 3 * MIN }),
+    ]);
+    for (let i = 0; i < 8; i++) expect(await ask()).toEqual([2, 3, 2]);
+  });
+});
+
 });
 
 describe('codeInfoFor', () => {

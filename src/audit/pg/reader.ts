@@ -53,19 +53,47 @@ export async function openPgReader(url: string): Promise<AuditReader> {
   return pgReader(pool, label);
 }
 
-/** An {@link AuditReader} over a pool (also used by the maintenance commands). */
+/**
+ * Distinct statement texts one reader prepares on the server at most; later texts run unnamed.
+ * The store's SQL comes in a few dozen shapes (parameters are placeholders), so the cap is only
+ * a bound on server memory for a reader that lives long.
+ */
+export const MAX_PREPARED_STATEMENTS = 256;
+
+/**
+ * An {@link AuditReader} over a pool. Statements with parameters run as named prepared
+ * statements (one name per distinct text, prepared once per connection): planning a query over
+ * the day partitions costs more than running it (~2 ms against ~0.4 ms per `listIssues`
+ * per-issue lookup on 30 partitions, bench/pg-store.bench.mjs), and the triage functions ask the
+ * same few shapes over and over. PostgreSQL re-plans a prepared statement itself after DDL (a
+ * partition created or dropped); a "cached plan must not change result type" error (a column
+ * added by a migration while the reader was open) drops the name and runs the text unnamed.
+ */
 export function pgReader(pool: pg.Pool, label: string): AuditReader {
   let closed: Promise<void> | null = null;
+  const names = new Map<string, string | null>();
+  const run = async (sql: string, params: readonly SqlValue[]) => {
+    const text = numberPlaceholders(sql);
+    const values = params as SqlValue[];
+    let name = names.get(text);
+    if (name === undefined && params.length > 0 && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `aap_r${names.size}`));
+    if (!name) return pool.query(text, values);
+    try {
+      return await pool.query({ name, text, values });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '0A000') throw error;
+      names.set(text, null);
+      return pool.query(text, values);
+    }
+  };
   return {
     dialect: 'postgres',
     location: label,
     async all<T>(sql: string, params: readonly SqlValue[] = []) {
-      const result = await pool.query(numberPlaceholders(sql), params as SqlValue[]);
-      return result.rows as T[];
+      return (await run(sql, params)).rows as T[];
     },
     async get<T>(sql: string, params: readonly SqlValue[] = []) {
-      const result = await pool.query(numberPlaceholders(sql), params as SqlValue[]);
-      return result.rows[0] as T | undefined;
+      return (await run(sql, params)).rows[0] as T | undefined;
     },
     close() {
       closed ??= pool.end().catch(() => undefined);

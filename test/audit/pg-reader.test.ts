@@ -1,0 +1,43 @@
+// The PostgreSQL reader's prepared statements (issue #19): each distinct statement text with
+// parameters is prepared once per connection and reused; a statement whose result shape changed
+// under it (a column added while the reader was open) runs again unprepared instead of failing.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgReader } from '../../src/audit/pg/reader.js';
+import { poolConfig } from '../../src/audit/pg/sql.js';
+import type { AuditReader } from '../../src/audit/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+
+describe('pgReader prepared statements', () => {
+  let database: TestDatabase;
+  let pool: pg.Pool;
+  let reader: AuditReader;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // One connection, so every statement meets the one that prepared it.
+    pool = new pg.Pool(poolConfig(database.url, { max: 1 }));
+    reader = pgReader(pool, 'test');
+    await pool.query('CREATE TABLE t (a INTEGER NOT NULL)');
+    await pool.query('INSERT INTO t VALUES (1), (2)');
+  });
+  afterAll(async () => {
+    await reader.close();
+    await database.drop();
+  });
+
+  it('prepares a statement with parameters once and answers from it again', async () => {
+    for (let i = 0; i < 7; i++) expect(await reader.all('SELECT a FROM t WHERE a >= ? ORDER BY a', [1])).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(await reader.get('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE ?', ['aap_r%'])).toEqual({ n: 2 });
+    // No parameters: runs unnamed.
+    expect(await reader.get('SELECT count(*)::int AS n FROM t')).toEqual({ n: 2 });
+    expect(await reader.get('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE ?', ['aap_r%'])).toEqual({ n: 2 });
+  });
+
+  it('runs a statement unprepared once a column added under it changed its result', async () => {
+    const ask = () => reader.all('SELECT * FROM t WHERE a = ?', [1]);
+    expect(await ask()).toEqual([{ a: 1 }]);
+    await pool.query('ALTER TABLE t ADD COLUMN b TEXT');
+    expect(await ask()).toEqual([{ a: 1, b: null }]);
+    expect(await ask()).toEqual([{ a: 1, b: null }]);
+  });
+});
