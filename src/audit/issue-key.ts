@@ -20,7 +20,7 @@
  * hash is enough; it is not a pseudonym. Retryable, client, attempt and time are not part of the
  * key: they are what an issue counts, not what it is.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Hex digits of a stored issue key (64 bits: collision-free for the few thousand issues a store holds). */
 export const ISSUE_KEY_LENGTH = 16;
@@ -56,9 +56,23 @@ export function issueKeyText(f: IssueKeyFields): string {
   ].join('\n');
 }
 
+/**
+ * Keys of recent canonical texts: an error storm is a few issues many times over, so most rows
+ * skip the SHA-256 (issue 14). Bounded; cleared when full.
+ */
+const recentKeys = new Map<string, string>();
+const RECENT_KEYS_MAX = 1024;
+
 /** The issue key of a row: {@link ISSUE_KEY_LENGTH} lowercase hex digits. Pure; never throws on well-typed input. */
 export function issueKey(f: IssueKeyFields): string {
-  return createHash('sha256').update(issueKeyText(f), 'utf8').digest('hex').slice(0, ISSUE_KEY_LENGTH);
+  const text = issueKeyText(f);
+  let key = recentKeys.get(text);
+  if (key === undefined) {
+    key = hash('sha256', text, 'hex').slice(0, ISSUE_KEY_LENGTH);
+    if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
+    recentKeys.set(text, key);
+  }
+  return key;
 }
 
 /** Whether `value` can name an issue in `issue:`: lowercase hex, {@link ISSUE_KEY_MIN_PREFIX}..{@link ISSUE_KEY_LENGTH} digits. */

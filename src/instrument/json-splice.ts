@@ -30,7 +30,9 @@ interface Edit {
   text: string;
 }
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** Ends a number or literal: `,` `]` `}` `:` or white space. */
+const isDelimiter = (c: number): boolean => c === 0x2c || c === 0x5d || c === 0x7d || c === 0x3a || isWs(c);
 
 /** A small JSON scanner that records where each value sits. Throws SyntaxError on bad input. */
 class Scanner {
@@ -46,7 +48,7 @@ class Scanner {
 
   private ws(): void {
     const s = this.s;
-    while (this.i < s.length && WS.has(s.charCodeAt(this.i))) this.i++;
+    while (this.i < s.length && isWs(s.charCodeAt(this.i))) this.i++;
   }
 
   private value(depth: number): Located {
@@ -56,25 +58,30 @@ class Scanner {
     if (c === '{') return this.object(depth);
     if (c === '[') return this.array(depth);
     const start = this.i;
-    if (c === '"') this.skipString();
-    else {
-      // A number or literal: up to the next delimiter; JSON.parse checks its spelling.
-      while (this.i < this.s.length && !',]}: \t\r\n'.includes(this.s[this.i] as string)) this.i++;
+    if (c === '"') {
+      const value = this.string();
+      return { kind: 'value', start, end: this.i, value };
     }
+    // A number or literal: up to the next delimiter; JSON.parse checks its spelling.
+    while (this.i < this.s.length && !isDelimiter(this.s.charCodeAt(this.i))) this.i++;
     const end = this.i;
     if (end === start) throw new SyntaxError(`unexpected ${c === undefined ? 'end' : JSON.stringify(c)} at ${start}`);
     return { kind: 'value', start, end, value: JSON.parse(this.s.slice(start, end)) as unknown };
   }
 
-  private skipString(): void {
+  /** Reads the string at `i` (its value; JSON.parse only when it holds an escape). */
+  private string(): string {
     const s = this.s;
-    this.i++;
+    const start = this.i++;
+    let escaped = false;
     while (this.i < s.length) {
       const ch = s.charCodeAt(this.i);
-      if (ch === 0x5c) this.i += 2;
-      else if (ch === 0x22) {
+      if (ch === 0x5c) {
+        escaped = true;
+        this.i += 2;
+      } else if (ch === 0x22) {
         this.i++;
-        return;
+        return escaped ? (JSON.parse(s.slice(start, this.i)) as string) : s.slice(start + 1, this.i - 1);
       } else this.i++;
     }
     throw new SyntaxError('unterminated string');
@@ -89,8 +96,7 @@ class Scanner {
       this.ws();
       const keyStart = this.i;
       if (this.s[this.i] !== '"') throw new SyntaxError(`expected a key at ${keyStart}`);
-      this.skipString();
-      const key = JSON.parse(this.s.slice(keyStart, this.i)) as string;
+      const key = this.string();
       this.ws();
       if (this.s[this.i++] !== ':') throw new SyntaxError(`expected ':' at ${this.i - 1}`);
       members.push({ key, node: this.value(depth + 1) });
@@ -247,16 +253,15 @@ export function valueSpellings(text: string): Map<string, string> {
 }
 
 /**
- * The host's body `raw` (UTF-8 JSON, already read once by `readJsonBody`) with `edited` spliced
- * in (see `spliceJson`). Falls back to `JSON.stringify(edited)` only if the scanner cannot read
- * `raw`, which `readJsonBody` accepted, so in practice never.
+ * The host's body text `raw` (JSON, already read once by `readJsonBody`) with `edited` spliced
+ * in (see `spliceJson`); `raw` itself when nothing changed. Falls back to
+ * `JSON.stringify(edited)` only if the scanner cannot read `raw`, which `readJsonBody`
+ * accepted, so in practice never.
  */
-export function spliceBody(raw: Buffer, edited: unknown): Buffer {
-  let text: string;
+export function spliceBody(raw: string, edited: unknown): string {
   try {
-    text = spliceJson(raw.toString('utf8'), edited);
+    return spliceJson(raw, edited);
   } catch {
-    text = JSON.stringify(edited);
+    return JSON.stringify(edited);
   }
-  return Buffer.from(text, 'utf8');
 }

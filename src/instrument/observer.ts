@@ -19,7 +19,7 @@ import type { CallReport, TriageCore } from './internal-types.js';
 import { logError } from './log.js';
 import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
 import { recordCall } from './metrics.js';
-import { TASK_FAILURE_STATES, classifyCall, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
+import { TASK_FAILURE_STATES, classifyCall, decodeBody, isParseFailure, mintErrorId, readJsonBody } from '../protocol/index.js';
 import { checkEventValues, safeCode, safeJsonRpcCode, safeMethodOriginal } from '../protocol/value-patterns.js';
 import type { RequestCall } from '../protocol/index.js';
 import { RequestBodyTap } from './request-tap.js';
@@ -327,8 +327,10 @@ export class Exchange implements ResponseTapHandlers {
     // Fast path: a body with no error member and no failed task is all successes; the calls
     // without an outcome are reported as such, and nothing needs parsing or completing.
     if (!mayHoldError(host)) return null;
-    const body = typeof host === 'string' ? Buffer.from(host) : host;
-    const read = readJsonBody(body, { maxBytes: this.core.maxBodyBytes });
+    // Decoded once: parsed, and spliced into if completed.
+    const text = decodeBody(host, this.core.maxBodyBytes);
+    if (typeof text !== 'string') return null;
+    const read = readJsonBody(text, { maxBytes: this.core.maxBodyBytes });
     if (isParseFailure(read)) return null;
     const value = read.value;
     const items = Array.isArray(value) ? value : [value];
@@ -361,8 +363,8 @@ export class Exchange implements ResponseTapHandlers {
     }
     if (!changed) return null;
     // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
-    const spliced = spliceBody(body, Array.isArray(value) ? items : items[0]);
-    return spliced.equals(body) ? null : spliced;
+    const spliced = spliceBody(text, Array.isArray(value) ? items : items[0]);
+    return spliced === text ? null : Buffer.from(spliced, 'utf8');
   }
 
   private onSse(chunk: Buffer): void {
