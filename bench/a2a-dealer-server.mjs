@@ -2,8 +2,10 @@
 // The dealer the instrumentation-overhead benchmark loads (bench/a2a-dealer.bench.mjs starts it;
 // run by hand: `npm run build && node bench/a2a-dealer-server.mjs otel|triage`).
 // An @a2a-js/sdk 1.3 AAP dealer (Express, jsonRpcHandler) serving inventory.search, with:
-//   otel:   the OpenTelemetry Node SDK and its HTTP instrumentation only (spans batched into a
-//           discarding exporter, so export cost is the same zero in both modes);
+//   otel:   the OpenTelemetry Node SDK and its HTTP instrumentation only (spans, log records and
+//           metrics batched into discarding exporters, so export cost is the same zero in both
+//           modes; with the SDK's default OTLP exporters and no collector, the log records of
+//           the all-error load were retried against a closed port and shutdown waited ~30 s);
 //   triage: the same plus createTriage() mounted before the handler, auditing to a real SQLite
 //           file (worker thread) and logging its error lines to /dev/null with pino's
 //           asynchronous destination (`sync: false, minLength: 4096`, pino's setting for throughput).
@@ -21,10 +23,18 @@ import { join } from 'node:path';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 
 const mode = process.argv[2] ?? 'otel';
 const discard = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
-const sdk = new NodeSDK({ spanProcessors: [new BatchSpanProcessor(discard)], instrumentations: [new HttpInstrumentation()] });
+const discardMetrics = { ...discard, selectAggregationTemporality: () => 0 /* cumulative */ };
+const sdk = new NodeSDK({
+  spanProcessors: [new BatchSpanProcessor(discard)],
+  logRecordProcessors: [new BatchLogRecordProcessor({ exporter: discard })],
+  metricReaders: [new PeriodicExportingMetricReader({ exporter: discardMetrics, exportIntervalMillis: 60_000 })],
+  instrumentations: [new HttpInstrumentation()],
+});
 sdk.start();
 
 // Loaded after the SDK so the HTTP instrumentation sees them, as in a real server.

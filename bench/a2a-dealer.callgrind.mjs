@@ -33,7 +33,7 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
   process.exit(2);
 }
 const CALLS = Number(args[0] ?? 1000);
-const WARMUP = 2000;
+const WARMUP = 10_000;
 /** Fewer sources of run-to-run drift: GC work on the main thread only, at the same points. */
 const NODE_FLAGS = ['--single-threaded-gc'];
 const ONLY_LOAD = flags.find((f) => f.startsWith('--load='))?.slice('--load='.length);
