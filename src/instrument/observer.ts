@@ -426,7 +426,7 @@ export class Exchange implements ResponseTapHandlers {
     this.responses.push(r);
   }
 
-  /** Pairs responses with calls by id and reports every call. Runs once, on finish or close. */
+  /** Pairs responses with calls by id and reports every call. Runs once, when the response is done. */
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
