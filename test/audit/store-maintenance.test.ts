@@ -68,4 +68,18 @@ describe.each(STORE_KINDS)('maintenance on the %s store', (kind) => {
     const left = await searchErrors(await store.reader(), '', ALL);
     expect(left.rows.map((r) => r.error_id).sort()).toEqual(others.map((e) => e.error_id).sort());
   });
+
+  it('forgets a subject held as the second pseudonym (a request with an email and a phone), by either value', async () => {
+    store = await createTestStore(kind);
+    const p = createPseudonymizer('store-maintenance-secret-0123456789');
+    const email = p.subject('jane.doe@example.com');
+    const phone = p.subject('+15555550123');
+    const both = event({ occurred_at: NOW - DAY, subject: email, subject_alt: phone, key_id: p.keyId });
+    const phoneOnly = event({ occurred_at: NOW, subject: phone, key_id: p.keyId });
+    const other = event({ occurred_at: NOW, subject: p.subject('other@example.com'), key_id: p.keyId });
+    await store.insertEvents([both, phoneOnly, other]);
+    expect(await forgetInStore(store.target, p, '+1 555 555 0123')).toEqual({ deleted: 2, otherKeyRows: 0, otherKeyIds: [] });
+    const left = await searchErrors(await store.reader(), '', ALL);
+    expect(left.rows.map((r) => r.error_id)).toEqual([other.error_id]);
+  });
 });

@@ -132,13 +132,14 @@ export async function forgetPgSubject(url: string, pseudonymizer: Pseudonymizer,
   if (subject === null) throw new TypeError('Expected an email address or a phone number to forget');
   return withClient(url, async (client, label) => {
     await requireVersion(client, label);
+    // A request that held an email and a phone keeps both pseudonyms (subject, subject_alt).
     const deleted = await deleteInChunks(
       client,
-      'DELETE FROM error_events WHERE (error_id, occurred_at) IN (SELECT error_id, occurred_at FROM error_events WHERE subject = $1 LIMIT $2)',
+      'DELETE FROM error_events WHERE (error_id, occurred_at) IN (SELECT error_id, occurred_at FROM error_events WHERE subject = $1 OR subject_alt = $1 LIMIT $2)',
       [subject],
     );
     const others = await client.query<{ key_id: string | null; n: number }>(
-      'SELECT key_id, count(*)::int AS n FROM error_events WHERE subject IS NOT NULL AND (key_id IS NULL OR key_id <> $1) GROUP BY key_id ORDER BY key_id',
+      'SELECT key_id, count(*)::int AS n FROM error_events WHERE (subject IS NOT NULL OR subject_alt IS NOT NULL) AND (key_id IS NULL OR key_id <> $1) GROUP BY key_id ORDER BY key_id',
       [pseudonymizer.keyId],
     );
     return {
@@ -162,14 +163,14 @@ export async function inspectPgStore(url: string): Promise<PgStoreInspection> {
         WHERE c.relkind IN ('r', 'p') AND (c.relname IN ('error_events', 'traffic', 'audit_gaps', 'aap_triage_schema') OR c.relname LIKE 'error\\_events\\_p%')
           AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())`,
     );
-    const server = await client.query<{ v: string }>('SHOW server_version');
+    const server = await client.query<{ server_version: string }>('SHOW server_version');
     return {
       path: label,
       schemaVersion: version,
       expectedVersion: PG_SCHEMA_VERSION,
       partitions: partitions.length,
       totalBytes: Number(size.rows[0]?.bytes ?? 0),
-      serverVersion: String(server.rows[0]?.v ?? '').split(' ')[0] ?? '',
+      serverVersion: String(server.rows[0]?.server_version ?? '').split(' ')[0] ?? '',
     };
   });
 }
