@@ -9,7 +9,9 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import type { LogAttributes } from '@opentelemetry/api-logs';
+import { sanitizePointer } from '../audit/sanitize.js';
 import type { ErrorEvent } from '../protocol/error-event.js';
+import { safeKeyword } from '../protocol/value-patterns.js';
 import type { TriageCore } from './internal-types.js';
 
 /** Codes that are the server's own retryable faults, logged at `error`. */
@@ -42,10 +44,44 @@ export function logFields(e: ErrorEvent, skill: string | null, method: string) {
 }
 
 /**
+ * The audit record's fields the OpenTelemetry log record adds to the line's (issue 19: "the same
+ * allow-listed fields" as the audit row; every one a code, number, time, minted id or keyed
+ * pseudonym, checked by `checkEventValues` before any sink sees the event). `violations` is
+ * written as the JSON text the store keeps, its pointers sanitised the same way.
+ */
+function recordAttributes(e: ErrorEvent, attributes: LogAttributes): void {
+  const extra: Record<string, unknown> = {
+    occurred_at: e.occurred_at,
+    upstream_trace_id: e.upstream_trace_id,
+    service: e.service,
+    protocol: e.protocol,
+    protocol_version: e.protocol_version,
+    legacy_error: e.legacy_error,
+    jsonrpc_code: e.jsonrpc_code,
+    http_status: e.http_status,
+    retry_after_ms: e.retry_after_ms,
+    client: e.client,
+    fingerprint: e.fingerprint,
+    idempotency: e.idempotency,
+    subject: e.subject,
+    subject_alt: e.subject_alt,
+    // Locations sanitised as the store does: a segment that is no known schema name becomes `*`.
+    violations: e.violations.length > 0 ? JSON.stringify(e.violations.map((v) => ({ location: sanitizePointer(v.location), keyword: safeKeyword(v.keyword) }))) : null,
+    conformance: e.conformance.length > 0 ? e.conformance : null,
+    duration_ms: e.duration_ms,
+    key_id: e.key_id,
+  };
+  for (const k in extra) {
+    const v = extra[k];
+    if (v !== null && v !== undefined) attributes[k] = v as LogAttributes[string];
+  }
+}
+
+/**
  * Writes the pino line (when the triage has a logger) and emits the OpenTelemetry log record
  * for `e`, in the context of `span` (the call span) so the record carries its trace and span
- * ids. Null fields are left out of the record's attributes. Throws what the logger throws (the
- * observer guards it).
+ * ids. The record has the line's fields and the rest of the audit record's (`recordAttributes`);
+ * null fields are left out. Throws what the logger throws (the observer guards it).
  */
 export function logError(core: TriageCore, e: ErrorEvent, skill: string | null, method: string, span: Span): void {
   const fields = logFields(e, skill, method);
@@ -55,7 +91,11 @@ export function logError(core: TriageCore, e: ErrorEvent, skill: string | null, 
     else core.logger.warn(fields, ERROR_LOG_MESSAGE);
   }
   const attributes: LogAttributes = {};
-  for (const [k, v] of Object.entries(fields)) if (v !== null) attributes[k] = v;
+  for (const k in fields) {
+    const v = fields[k as keyof typeof fields];
+    if (v !== null) attributes[k] = v;
+  }
+  recordAttributes(e, attributes);
   core.otelLogger.emit({
     eventName: ERROR_EVENT_NAME,
     severityNumber: fault ? SeverityNumber.ERROR : SeverityNumber.WARN,

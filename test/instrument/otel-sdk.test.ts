@@ -75,7 +75,13 @@ describe.each(['instrumentation-first', 'sdk-first'])('AapTriageInstrumentation 
       const span = calls.find((s) => s.attributes['aap.error.id'] === log.attributes.error_id);
       expect(log.traceId).toBe(span?.traceId);
       expect(log.spanId).toBe(span?.spanId);
-      expect(Object.keys(log.attributes).sort()).toEqual(['attempt', 'code', 'error_id', 'method', 'retry_flags', 'retryable', 'skill', 'span_id', 'trace_id']);
+      // The line's fields and the rest of the audit record's (issue 19), nulls left out: this
+      // DMC-12 call carries a legacy error string and a credential, no idempotency key, no customer.
+      expect(Object.keys(log.attributes).sort()).toEqual(
+        ['attempt', 'client', 'code', 'conformance', 'duration_ms', 'error_id', 'fingerprint', 'http_status', 'key_id', 'legacy_error', 'method', 'occurred_at', 'protocol', 'protocol_version', 'retry_flags', 'retryable', 'service', 'skill', 'span_id', 'trace_id'].sort(),
+      );
+      expect(log.attributes.protocol).toBe(span?.attributes['aap.protocol']);
+      expect(log.attributes.client).toMatch(/^[A-Za-z0-9_-]+$/);
     }
   });
 

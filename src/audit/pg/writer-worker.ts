@@ -98,7 +98,9 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
 
   const open = async (): Promise<Client> => {
     const D = Pg as typeof import('pg');
-    const c = new D.Client({ connectionString: init.url, connectionTimeoutMillis: 5_000, application_name: 'aap-triage-writer' });
+    // keepAlive and a query timeout: a connection that dies without a reset (a host gone, a cable
+    // pulled) fails the batch within 30 s and the next one reconnects, instead of waiting on TCP.
+    const c = new D.Client({ connectionString: init.url, connectionTimeoutMillis: 5_000, keepAlive: true, query_timeout: 30_000, application_name: 'aap-triage-writer' });
     // A connection that dies while idle emits 'error': forget it; the next batch reconnects.
     c.on('error', () => {
       if (client === c) client = null;
