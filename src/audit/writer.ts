@@ -427,7 +427,9 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         this.opened = true;
         this.fail(
           message.kind === 'native-module'
-            ? `better-sqlite3 failed to load (${message.code}: ${message.message}): run npm rebuild better-sqlite3; the server keeps running without an audit log`
+            ? isPostgresUrl(this.settings.path)
+              ? `the pg client failed to load (${message.code}: ${message.message}): install pg; the server keeps running without an audit log`
+              : `better-sqlite3 failed to load (${message.code}: ${message.message}): run npm rebuild better-sqlite3; the server keeps running without an audit log`
             : `cannot open audit database ${this.path} (${message.code}: ${message.message}); the server keeps running without an audit log`,
         );
         this.releaseOpenWaiters();
