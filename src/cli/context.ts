@@ -131,6 +131,9 @@ export class CommandContext {
    */
   storePath(cmd: Command): string {
     const path = this.dbPath(cmd);
+    if (isPostgresUrl(path) && !URL.canParse(path)) {
+      throw new CliError(`--db ${redactPostgresUrl(path)} is not a valid PostgreSQL URL`, 'use postgres://user@host:port/database', EXIT.USAGE);
+    }
     const problem = dbPathProblem(path);
     if (problem) throw new CliError(problem.what, problem.how, EXIT.ENV);
     return path;

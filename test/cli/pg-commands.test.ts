@@ -101,4 +101,12 @@ describe('the CLI with --db postgres://…', () => {
     expect(r.code).toBe(3);
     expect(r.err).toMatch(/^aap-triage: cannot read postgres:\/\/postgres@127\.0\.0\.1:1\/aap_test_\w+ \(ECONNREFUSED/);
   });
+
+  it('calls a malformed URL a usage error, in one line without its password', async () => {
+    const r = await cli('search', '--db', `postgres://postgres:${SECRET}@127.0.0.1:notaport/x`);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain('is not a valid PostgreSQL URL');
+    expect(r.err).not.toContain(SECRET);
+  });
 });

@@ -19,9 +19,14 @@ export function classifyPgError(error: unknown, label: string): AuditStoreError 
   const { code, message } = describePgError(error);
   if (code === 'AAP_SCHEMA_TOO_NEW') return new AuditStoreError('schema-too-new', label, `${label} was written by a newer aap-triage (${message}): upgrade aap-triage`, { cause: error });
   if (code === 'AAP_NOT_AUDIT_DB') return new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store (${message}): check --db / AAP_TRIAGE_DB`, { cause: error });
-  const how = UNREACHABLE.has(code) || message === 'Connection terminated unexpectedly' || /timeout/i.test(message)
-    ? 'check that the server runs and the URL, PGHOST/PGPORT/PGUSER/PGPASSWORD or ~/.pgpass are right'
-    : 'check the role\'s rights on the database';
+  const how =
+    code === 'ERR_INVALID_URL'
+      ? 'check the URL: postgres://user@host:port/database'
+      : /\bssl\b/i.test(message)
+        ? 'check sslmode in the URL against what the server supports'
+        : UNREACHABLE.has(code) || message === 'Connection terminated unexpectedly' || /timeout/i.test(message)
+          ? 'check that the server runs and the URL, PGHOST/PGPORT/PGUSER/PGPASSWORD or ~/.pgpass are right'
+          : 'check the role\'s rights on the database';
   return new AuditStoreError('unreadable', label, `cannot read ${label} (${code}: ${message}): ${how}`, { cause: error });
 }
 
