@@ -56,6 +56,8 @@ const ALL_TIME = { since: 0, until: Number.MAX_SAFE_INTEGER } as const;
  * through the triage functions, as a user would (`searchErrors` with a `-service:` query over all
  * time; `computeStats` for the traffic counters, which carry no query).
  * Returns a one-line reason when it must not be removed, or null.
+ * @throws {AuditStoreError} `unreadable` when a PostgreSQL server cannot be reached or read (a
+ *   problem of the environment, not of the database named).
  */
 export async function notADemoDatabase(dbPath: string): Promise<string | null> {
   if (!isPostgresUrl(dbPath) && !existsSync(dbPath)) return null;
@@ -77,6 +79,7 @@ export async function notADemoDatabase(dbPath: string): Promise<string | null> {
   } catch (err) {
     // A PostgreSQL database without the audit schema yet is a fine place for a demo.
     if (err instanceof AuditStoreError && err.kind === 'missing') return null;
+    if (err instanceof AuditStoreError && err.kind === 'unreadable' && isPostgresUrl(dbPath)) throw err;
     return `${label} exists and is not a demo audit database (${(err as Error).message.split('\n')[0]})`;
   }
 }
@@ -89,7 +92,13 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
   const dbPath = resolveDbPath(typed);
   // What the demo prints: never a PostgreSQL password.
   const dbLabel = isPostgresUrl(typed) ? storeLabel(typed) : typed;
-  const refuse = await notADemoDatabase(dbPath);
+  let refuse: string | null;
+  try {
+    refuse = await notADemoDatabase(dbPath);
+  } catch (err) {
+    io.stderr.write(`aap-triage: ${(err as Error).message.split('\n')[0]}\n`);
+    return EXIT.ENV;
+  }
   if (refuse) {
     io.stderr.write(`aap-triage: ${refuse} — the demo replaces its database; pass another --db\n`);
     return EXIT.USAGE;

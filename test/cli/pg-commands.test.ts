@@ -102,6 +102,16 @@ describe('the CLI with --db postgres://…', () => {
     expect(r.err).toMatch(/^aap-triage: cannot read postgres:\/\/postgres@127\.0\.0\.1:1\/aap_test_\w+ \(ECONNREFUSED/);
   });
 
+  it('says the server cannot be reached when the demo is pointed at one that is down (exit 3)', async () => {
+    const u = new URL(db);
+    u.port = '1';
+    const r = await cli('demo', '--duration', '1s', '--db', u.toString());
+    expect(r.code).toBe(3);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/^aap-triage: cannot read postgres:\/\/postgres@127\.0\.0\.1:1\/aap_test_\w+ \(ECONNREFUSED/);
+    expect(r.err).not.toContain(SECRET);
+  });
+
   it('calls a malformed URL a usage error, in one line without its password', async () => {
     const r = await cli('search', '--db', `postgres://postgres:${SECRET}@127.0.0.1:notaport/x`);
     expect(r.code).toBe(2);
