@@ -33,6 +33,7 @@ import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../dist/audit/pg/sch
 import { ERROR_EVENT_COLUMNS } from '../dist/audit/schema.js';
 import { computeStats, findStorms, getError, getTrace, listIssues, searchErrors } from '../dist/triage/index.js';
 import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
+import { fmt, time } from './timing.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ADMIN = process.env.AAP_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -54,21 +55,6 @@ async function admin(sql) {
   } finally {
     await c.end();
   }
-}
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
-async function time(fn, n) {
-  const out = [];
-  let last;
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    last = await fn(i);
-    out.push(performance.now() - t);
-  }
-  return { median: median(out), min: Math.min(...out), max: Math.max(...out), n, last };
 }
 
 const version = (await admin('SHOW server_version')).rows[0].server_version;

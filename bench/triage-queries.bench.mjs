@@ -19,6 +19,7 @@ import { openAuditReader, sqliteReader } from '../dist/audit/index.js';
 import { migrateStore } from '../dist/audit/inspect.js';
 import { findStorms, getError, getTrace, searchErrors } from '../dist/triage/index.js';
 import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
+import { fmt, time } from './timing.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const rows = Number(process.argv[2] ?? 10_000_000);
@@ -28,21 +29,6 @@ const jsonlPath = resolve(here, 'results', `triage-${tag}.jsonl`);
 const CODE = 'RATE_LIMITED';
 const HOUR = 3_600_000;
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
-async function time(fn, n) {
-  const out = [];
-  let last;
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    last = await fn(i);
-    out.push(performance.now() - t);
-  }
-  return { median: median(out), min: Math.min(...out), max: Math.max(...out), n, last };
-}
 
 console.log(`triage-queries: ${rows.toLocaleString('en')} rows, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`);
 const gen = ensureBenchDb(dbPath, rows);

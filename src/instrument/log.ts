@@ -50,31 +50,28 @@ export function logFields(e: ErrorEvent, skill: string | null, method: string) {
  * written as the JSON text the store keeps, its pointers sanitised the same way.
  */
 function recordAttributes(e: ErrorEvent, attributes: LogAttributes): void {
-  const extra: Record<string, unknown> = {
-    occurred_at: e.occurred_at,
-    upstream_trace_id: e.upstream_trace_id,
-    service: e.service,
-    protocol: e.protocol,
-    protocol_version: e.protocol_version,
-    legacy_error: e.legacy_error,
-    jsonrpc_code: e.jsonrpc_code,
-    http_status: e.http_status,
-    retry_after_ms: e.retry_after_ms,
-    client: e.client,
-    fingerprint: e.fingerprint,
-    idempotency: e.idempotency,
-    subject: e.subject,
-    subject_alt: e.subject_alt,
-    // Locations sanitised as the store does: a segment that is no known schema name becomes `*`.
-    violations: e.violations.length > 0 ? JSON.stringify(e.violations.map((v) => ({ location: sanitizePointer(v.location), keyword: safeKeyword(v.keyword) }))) : null,
-    conformance: e.conformance.length > 0 ? e.conformance : null,
-    duration_ms: e.duration_ms,
-    key_id: e.key_id,
+  const put = (k: string, v: LogAttributes[string] | null): void => {
+    if (v !== null && v !== undefined) attributes[k] = v;
   };
-  for (const k in extra) {
-    const v = extra[k];
-    if (v !== null && v !== undefined) attributes[k] = v as LogAttributes[string];
-  }
+  put('occurred_at', e.occurred_at);
+  put('upstream_trace_id', e.upstream_trace_id);
+  put('service', e.service);
+  put('protocol', e.protocol);
+  put('protocol_version', e.protocol_version);
+  put('legacy_error', e.legacy_error);
+  put('jsonrpc_code', e.jsonrpc_code);
+  put('http_status', e.http_status);
+  put('retry_after_ms', e.retry_after_ms);
+  put('client', e.client);
+  put('fingerprint', e.fingerprint);
+  put('idempotency', e.idempotency);
+  put('subject', e.subject);
+  put('subject_alt', e.subject_alt);
+  // Locations sanitised as the store does: a segment that is no known schema name becomes `*`.
+  if (e.violations.length > 0) put('violations', JSON.stringify(e.violations.map((v) => ({ location: sanitizePointer(v.location), keyword: safeKeyword(v.keyword) }))));
+  if (e.conformance.length > 0) put('conformance', e.conformance);
+  put('duration_ms', e.duration_ms);
+  put('key_id', e.key_id);
 }
 
 /**

@@ -165,13 +165,8 @@ export class Exchange implements ResponseTapHandlers {
     tapResponse(res, core.maxBodyBytes, this);
   }
 
-  /** ResponseTapHandlers: the response is done. Never throws. */
+  /** ResponseTapHandlers: the response is done: report every call (once). Never throws. */
   onDone(): void {
-    this.closed();
-  }
-
-  /** The response closed: report every call (once). Never throws. */
-  closed(): void {
     try {
       this.finish();
     } catch (err) {
