@@ -16,7 +16,7 @@
  * Fallback path: the message alone (`"<CODE>: <aapMessage>"`), see `aapErrorFromMessage`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context as otelContext, createContextKey, isSpanContextValid, trace } from '@opentelemetry/api';
+import { context as otelContext, createContextKey, trace } from '@opentelemetry/api';
 import { aapErrorFromMessage, asAapError } from './protocol-bridge.js';
 import type { AapErrorLike } from './protocol-bridge.js';
 
@@ -90,8 +90,10 @@ function currentStore(): ExchangeErrors | undefined {
   const active = otelContext.active();
   const own = (active.getValue(STORE_KEY) as ExchangeErrors | undefined) ?? als.getStore();
   if (own || byTrace.size === 0) return own;
-  const sc = trace.getSpan(active)?.spanContext();
-  return sc && isSpanContextValid(sc) ? byTrace.get(sc.traceId) : undefined;
+  // Only valid trace ids are ever bound (core.ts checks before `bindToTrace`), so a lookup by
+  // any id is exact without the validity check's two regular expressions.
+  const traceId = trace.getSpan(active)?.spanContext().traceId;
+  return typeof traceId === 'string' ? byTrace.get(traceId) : undefined;
 }
 
 let installed = false;

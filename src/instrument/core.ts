@@ -194,11 +194,12 @@ export function createCore(o: TriageOptions): CoreHandle {
       // `AapTriageInstrumentation` used together record each call once.
       if (!core.active || isTapped(res) || res.writableEnded) return null;
       const errors = new ExchangeErrors();
-      if (bind) {
-        const sc = trace.getSpan(otelContext.active())?.spanContext();
-        if (sc && isSpanContextValid(sc)) bindToTrace(errors, sc.traceId);
-      }
-      observeExchange(core, req, res, errors);
+      // The active span's validity is checked here once; the exchange reuses the result.
+      const span = trace.getSpan(otelContext.active());
+      const sc = span?.spanContext();
+      const valid = span !== undefined && sc !== undefined && isSpanContextValid(sc) ? span : null;
+      if (bind && valid && sc) bindToTrace(errors, sc.traceId);
+      observeExchange(core, req, res, errors, valid);
       return errors;
     },
     setTracerProvider(provider) {

@@ -148,16 +148,22 @@ export class Exchange implements ResponseTapHandlers {
   private sse: SseReader | null = null;
   private finished = false;
   private traceSpan: Span | undefined;
+  /** The active valid span when the exchange was observed (the caller checked it), else null. */
+  private readonly serverSpan: Span | null;
   /** The valid span of `parent` (the HTTP server span), once the calls are classified. */
   private parentSpan: Span | null = null;
+  /** `parentSpan`'s ids, read (and checked) once: every call of the exchange shares its trace. */
+  private parentIds: { traceId: string | null; spanId: string | null } = NO_IDS;
 
   constructor(
     readonly core: TriageCore,
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly errors: ExchangeErrors | null,
+    serverSpan: Span | null,
   ) {
     this.parent = otelContext.active();
+    this.serverSpan = serverSpan;
     this.body = new RequestBodyTap(req, core.maxBodyBytes);
     // The exchange is the tap's handler object: no per-request closure or listener. The tap
     // calls `onDone` right after the host's `end` (or at 'close' when the exchange is aborted),
@@ -179,13 +185,17 @@ export class Exchange implements ResponseTapHandlers {
     if (this.calls) return this.calls;
     // Observed from a diagnostics channel, the exchange starts before the HTTP instrumentation
     // enters its server span; by the first header commit the handler runs inside it.
-    let parentSpan = validSpanIn(this.parent);
+    let parentSpan = this.serverSpan ?? validSpanIn(this.parent);
     if (!parentSpan) {
       this.parent = otelContext.active();
       parentSpan = validSpanIn(this.parent);
     }
     // Checked once: validity is a regex test of both ids.
     this.parentSpan = parentSpan ?? null;
+    if (parentSpan) {
+      const sc = parentSpan.spanContext();
+      this.parentIds = { traceId: sc.traceId, spanId: sc.spanId };
+    }
     const calls: CallState[] = [];
     const byId = new Map<string, CallState>();
     const body = this.body.body();
@@ -258,7 +268,7 @@ export class Exchange implements ResponseTapHandlers {
   }
 
   /** ResponseTapHandlers: the complete JSON body (or null over the cap). Never throws. */
-  onBody(body: Buffer | string | null, mode: 'buffer' | 'observe'): Buffer | null {
+  onBody(body: Buffer | string | null, mode: 'buffer' | 'observe'): string | null {
     try {
       return this.completeBody(body, mode);
     } catch (err) {
@@ -305,14 +315,14 @@ export class Exchange implements ResponseTapHandlers {
 
   private traceIdFor(match: CallState | undefined): string | null {
     // Under the HTTP server span every call shares its trace: no call span needs starting.
-    if (this.parentSpan) return spanIds(this.parentSpan).traceId;
+    if (this.parentSpan) return this.parentIds.traceId;
     const target = match ?? this.ensureCalls()[0];
     // A call past the audit cap never gets a span: no trace id to hand out for it.
     if (target && target.index >= this.core.maxAuditedCalls) return null;
     return spanIds(target ? this.spanOf(target) : this.traceSpan).traceId;
   }
 
-  private completeBody(host: Buffer | string | null, mode: 'buffer' | 'observe'): Buffer | null {
+  private completeBody(host: Buffer | string | null, mode: 'buffer' | 'observe'): string | null {
     if (!host || host.length === 0) return null;
     if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
       // The host's own agent card says which AAP version (error form) its endpoints serve.
@@ -359,7 +369,7 @@ export class Exchange implements ResponseTapHandlers {
     if (!changed) return null;
     // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
     const spliced = spliceBody(text, Array.isArray(value) ? items : items[0]);
-    return spliced === text ? null : Buffer.from(spliced, 'utf8');
+    return spliced === text ? null : spliced;
   }
 
   private onSse(chunk: Buffer): void {
@@ -556,7 +566,7 @@ export class Exchange implements ResponseTapHandlers {
   /** The one summary of the errors past `maxAuditedCallsPerExchange`: a gap row and a log line. */
   private reportCapped(run: ReportRun): void {
     const core = this.core;
-    const traceId = spanIds(this.parentSpan ?? this.traceSpan).traceId;
+    const traceId = this.parentSpan ? this.parentIds.traceId : spanIds(this.traceSpan).traceId;
     if (core.sink?.recordGap) {
       const sink = core.sink;
       try {
@@ -633,7 +643,7 @@ export class Exchange implements ResponseTapHandlers {
     core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
 
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
-    const { traceId, spanId } = audited ? spanIds(this.spanOf(c)) : { traceId: null, spanId: null };
+    const { traceId, spanId } = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(this.spanOf(c));
     let event: ErrorEvent | null = null;
     if (error && !audited) {
       run.capped++;
@@ -810,6 +820,9 @@ function metricKey(
 /** The bounded code labels of a call report (telemetry-codes.ts). */
 type CodeLabels = Pick<CallReport, 'errorType' | 'statusCode' | 'errorCode'>;
 
+/** The ids of no span (no valid context): shared, never mutated. */
+const NO_IDS: { readonly traceId: string | null; readonly spanId: string | null } = Object.freeze({ traceId: null, spanId: null });
+
 /** The flags of a call past the cap (never tracked): shared, never mutated. */
 const NO_FLAGS: RetryFlag[] = Object.freeze([]) as unknown as RetryFlag[];
 
@@ -822,12 +835,12 @@ export const CAPPED_LOG_MESSAGE = 'json-rpc errors past the per-exchange cap wer
  * Starts observing one exchange. `errors` is the exchange's AapError store (the caller runs the
  * host's handler inside it). Never throws.
  */
-export function observeExchange(core: TriageCore, req: IncomingMessage, res: ServerResponse, errors: ExchangeErrors | null): void {
+export function observeExchange(core: TriageCore, req: IncomingMessage, res: ServerResponse, errors: ExchangeErrors | null, serverSpan: Span | null = null): void {
   if (!core.active) return;
   core.safe.call(
     'observer',
     () => {
-      new Exchange(core, req, res, errors);
+      new Exchange(core, req, res, errors, serverSpan);
     },
     undefined,
   );

@@ -32,10 +32,10 @@ export interface ResponseTapHandlers {
   onSseChunk(chunk: Buffer): void;
   /**
    * The complete body in `buffer` / `observe` mode (null when over the cap): the host's one
-   * UTF-8 string as it is, else the bytes. In `buffer` mode it may return a replacement body
-   * (only when it differs); in `observe` mode the return value is ignored.
+   * UTF-8 string as it is, else the bytes. In `buffer` mode it may return a replacement body as
+   * text, sent as UTF-8 (only when it differs); in `observe` mode the return value is ignored.
    */
-  onBody(body: Buffer | string | null, mode: 'buffer' | 'observe'): Buffer | null;
+  onBody(body: Buffer | string | null, mode: 'buffer' | 'observe'): string | null;
   /** Reports an internal failure (the tap then passes everything through). */
   onFailure(kind: string, err: unknown): void;
   /**
@@ -269,12 +269,10 @@ class Tap {
         // is made only when it replaces the body.
         const size = chunk.length * 3 <= this.maxBytes ? chunk.length : Buffer.byteLength(chunk, 'utf8');
         const replaced = size <= this.maxBytes ? this.h.onBody(chunk, 'buffer') : (this.h.onBody(null, 'buffer'), null);
-        if (replaced) {
-          const headArgs = this.pendingHead;
-          const inArgs = headArgs ? setContentLengthInArgs(headArgs[headersArgIndex(headArgs)], replaced.length) : false;
-          if (!inArgs && this.res.getHeader('content-length') !== undefined) this.res.setHeader('content-length', replaced.length);
+        if (replaced !== null) {
+          this.replaceHeaders(replaced);
           out = replaced;
-          outEncoding = undefined;
+          outEncoding = 'utf8';
         }
       } else if (m === 'buffer') {
         const buf = toBuffer(chunk, encoding);
@@ -284,20 +282,16 @@ class Tap {
         const body = single ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
         held = body;
         this.chunks = [];
-        let replaced: Buffer | null = null;
+        let replaced: string | null = null;
         if (this.size <= this.maxBytes) {
           replaced = this.h.onBody(body, 'buffer');
-          if (replaced && !replaced.equals(body)) {
-            const headArgs = this.pendingHead;
-            const inArgs = headArgs ? setContentLengthInArgs(headArgs[headersArgIndex(headArgs)], replaced.length) : false;
-            if (!inArgs && this.res.getHeader('content-length') !== undefined) this.res.setHeader('content-length', replaced.length);
-          } else replaced = null;
+          if (replaced !== null) this.replaceHeaders(replaced);
         } else {
           this.h.onBody(null, 'buffer');
         }
-        if (replaced) {
+        if (replaced !== null) {
           out = replaced;
-          outEncoding = undefined;
+          outEncoding = 'utf8';
         } else if (!(single && buf)) {
           // Several chunks were held: send them as one (the host's bytes, unchanged).
           out = body.length > 0 || chunk !== undefined ? body : undefined;
@@ -330,6 +324,20 @@ class Tap {
       this.inner = false;
       this.done();
     }
+  }
+
+  /**
+   * The headers of a replaced body: its Content-Length (in the held `writeHead` arguments or the
+   * response's headers, wherever the host set one), and no ETag, which validated the host's text.
+   * The body goes out as text, so Node writes headers and body in one piece.
+   */
+  replaceHeaders(text: string): void {
+    const length = Buffer.byteLength(text, 'utf8');
+    const headArgs = this.pendingHead;
+    const inArgs = headArgs ? setContentLengthInArgs(headArgs[headersArgIndex(headArgs)], length) : false;
+    const res = this.res;
+    if (!inArgs && res.getHeader('content-length') !== undefined) res.setHeader('content-length', length);
+    if (!res.headersSent && res.getHeader('etag') !== undefined) res.removeHeader('etag');
   }
 
   /** Untaps the response and tells the owner (once). */

@@ -93,6 +93,9 @@ describe('A2A protocol errors', () => {
       metadata: { extensionUri: TEST_EXTENSION_URI, requiredHeader: 'A2A-Extensions' },
     });
     expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.text));
+    // Express's ETag validated the host's text; a completed body must not carry it.
+    expect((await post(bare.rpcUrl, sendMessageBody('ext-0', 'inventory.search', { case: 'ext' }), headers)).headers.get('etag')).not.toBeNull();
+    expect(r.headers.get('etag')).toBeNull();
     const id = assertErrorSpan(await h.span('ext-1'), { code: 'EXTENSION_SUPPORT_REQUIRED', rpcStatus: '-32008', protocol: 'a2a' });
     expect(wireErrorId(body)).toBe(id);
     const ev = h.event(id);
