@@ -1,16 +1,17 @@
 /**
- * The retry tracker's in-memory key of a call (DESIGN §6): a 64-bit hash of the canonical call —
- * method, skill and params with object keys in sorted order, leaving out the A2A
- * `params.message.messageId` (the JSON-RPC id is never part of it). Unkeyed in the sense that
+ * The retry tracker's in-memory key of a call (DESIGN §6): a 53-bit hash of the client and the
+ * canonical call — method, skill and params with object keys in sorted order, leaving out the
+ * A2A `params.message.messageId` (the JSON-RPC id is never part of it). Unkeyed in the sense that
  * matters: it never leaves the process and is never stored; the keyed pseudonym
  * (`Pseudonymizer.fingerprint`, HMAC) is computed only for the audit row of an error. Hashing
- * keeps request values out of the tracker's long-lived memory and each key at 16 characters.
+ * keeps request values out of the tracker's long-lived memory; a number (not a hex string, as
+ * before) is a map key that needs no text built, concatenated or hashed again per call.
  *
  * Why not SHA-1 of the canonical text (as before): building the text (a JSON.stringify per
  * string, concatenation, flattening) and hashing it was the largest single cost of a successful
  * call (~25 000 instructions of ~2 M, bench/a2a-dealer.callgrind.mjs). This walk feeds the
  * values straight into two 32-bit multiply–xor lanes seeded per process, so a collision cannot
- * be prepared offline; an accidental one among the tracker's 50 000 keys has odds of about 1e-10.
+ * be prepared offline; an accidental one among the tracker's 50 000 keys has odds of about 1e-7.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -35,6 +36,9 @@ const T_ARRAY = 6;
 const T_OBJECT = 7;
 const T_END = 8;
 const T_CUT = 9;
+/** Key domains: a call's canonical form, an idempotency key. */
+const D_CALL = 0xca11;
+const D_IDEMPOTENCY = 0x1de4;
 
 class Hasher {
   a = SEED_A;
@@ -60,9 +64,17 @@ class Hasher {
     this.b = b;
   }
 
-  /** Both lanes finalised (murmur3's fmix32), as 16 hex digits. */
-  digest(): string {
-    return hex(fmix(this.a ^ this.b)) + hex(fmix(this.b + Math.imul(this.a, 0x27d4eb2f)));
+  /** Both lanes finalised (murmur3's fmix32): 32 + 21 bits, a safe integer. */
+  digest(): number {
+    return fmix(this.a ^ this.b) * 0x200000 + (fmix(this.b + Math.imul(this.a, 0x27d4eb2f)) >>> 11);
+  }
+
+  /** Starts a key in `domain` for `client` (null: no credential), of a whole-batch failure of `batchOf` calls (0: not one). */
+  scope(domain: number, client: string | null, batchOf: number): void {
+    this.word(domain);
+    this.word(batchOf);
+    if (client === null) this.word(T_NULL);
+    else this.str(client);
   }
 }
 
@@ -73,8 +85,6 @@ function fmix(h: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
-
-const hex = (n: number): string => n.toString(16).padStart(8, '0');
 
 function walk(h: Hasher, value: unknown, depth: number, inMessage: boolean, atTop: boolean): void {
   if (++h.nodes > MAX_NODES || depth > MAX_DEPTH) {
@@ -135,12 +145,14 @@ function walk(h: Hasher, value: unknown, depth: number, inMessage: boolean, atTo
 }
 
 /**
- * The tracker key of a call: 16 hex characters (a 64-bit hash of method, skill and the canonical
- * params, seeded per process). Never throws for JSON values; an accessor that throws propagates
- * (the caller runs it under its safe-call guard).
+ * The tracker key of a call: a non-negative safe integer, a hash of `client` (the caller's
+ * pseudonym, null without one), `batchOf` (the size of a batch that failed as a whole, else 0),
+ * method, skill and the canonical params, seeded per process. Never throws for JSON values; an
+ * accessor that throws propagates (the caller runs it under its safe-call guard).
  */
-export function callKey(method: string, skill: string | null, params: unknown): string {
+export function callKey(method: string, skill: string | null, params: unknown, client: string | null = null, batchOf = 0): number {
   const h = new Hasher();
+  h.scope(D_CALL, client, batchOf);
   h.str(method);
   if (skill === null) h.word(T_NULL);
   else h.str(skill);
@@ -148,10 +160,13 @@ export function callKey(method: string, skill: string | null, params: unknown): 
   return h.digest();
 }
 
-/** The tracker key of an idempotency key, in a domain of its own (the HMAC pseudonym is for audit rows). */
-export function idempotencyKey(raw: string): string {
+/**
+ * The tracker key of an idempotency key (for `client`, `batchOf` as in {@link callKey}), in a
+ * domain of its own (the HMAC pseudonym is for audit rows).
+ */
+export function idempotencyKey(raw: string, client: string | null = null, batchOf = 0): number {
   const h = new Hasher();
-  h.word(0x1de4);
+  h.scope(D_IDEMPOTENCY, client, batchOf);
   h.str(raw);
   return h.digest();
 }

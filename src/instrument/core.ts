@@ -122,8 +122,8 @@ export function createCore(o: TriageOptions): CoreHandle {
   };
   // Same for the keyed fingerprint of an error row, by the call's (unkeyed) tracker hash: a storm
   // of retries of one call costs one canonical walk and HMAC, not one per attempt.
-  const fingerprintMemo = new Map<string, string>();
-  const fingerprintOf = (method: string, skill: string | null, params: unknown, memoKey: string | null): string | null => {
+  const fingerprintMemo = new Map<number, string>();
+  const fingerprintOf = (method: string, skill: string | null, params: unknown, memoKey: number | null): string | null => {
     if (memoKey !== null) {
       const hit = fingerprintMemo.get(memoKey);
       if (hit !== undefined) return hit;

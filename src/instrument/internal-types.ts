@@ -68,7 +68,7 @@ export interface TriageCore {
    * `pseudonymizer.fingerprint(method, skill, params)`, memoised by `memoKey` (the call's tracker
    * hash) when given: a retried call is fingerprinted once. Throws what the pseudonymizer throws.
    */
-  fingerprintOf(method: string, skill: string | null, params: unknown, memoKey: string | null): string | null;
+  fingerprintOf(method: string, skill: string | null, params: unknown, memoKey: number | null): string | null;
   tracker: RetryTracker;
   traffic: TrafficCounter;
   knownMethods: ReadonlySet<string>;

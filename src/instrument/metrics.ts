@@ -205,7 +205,19 @@ function ruleLabels(protocol: string, rule: string): Attributes {
   return a;
 }
 
+/** The label sets of the last call and what they were built from: most calls repeat them. */
+let last: { r: Pick<CallReport, 'method' | 'protocol' | 'skill' | 'errorType' | 'statusCode' | 'errorCode'>; retryable: boolean | null; sets: LabelSets } | null = null;
+
 function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
+  const l = last;
+  // Compared field by field (bounded strings, mostly the same constants): no key text per call.
+  if (l && l.r.method === r.method && l.r.protocol === r.protocol && l.r.skill === r.skill && l.r.errorType === r.errorType && l.r.statusCode === r.statusCode && l.r.errorCode === r.errorCode && l.retryable === retryable) return l.sets;
+  const sets = labelSetsFor(r, retryable);
+  last = { r: { method: r.method, protocol: r.protocol, skill: r.skill, errorType: r.errorType, statusCode: r.statusCode, errorCode: r.errorCode }, retryable, sets };
+  return sets;
+}
+
+function labelSetsFor(r: CallReport, retryable: boolean | null): LabelSets {
   const key = `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${r.errorCode ?? ''}\u0000${String(retryable)}`;
   let hit = labelCache.get(key);
   if (hit) return hit;

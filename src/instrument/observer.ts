@@ -123,7 +123,7 @@ function learnCard(core: TriageCore, body: Buffer | string): void {
 /** What one exchange's calls share while they are reported (see `finish`). */
 interface ReportRun {
   /** Attempt per tracker key already recorded in this exchange: calls of one batch are not retries of each other. */
-  seen: Map<string, Attempt> | null;
+  seen: Map<number, Attempt> | null;
   /** Metric reports of a batch, grouped by labels and values (recorded once with a count). */
   metrics: Map<string, CallReport> | null;
   /** Errors past the cap: how many and their time span (epoch ms). */
@@ -197,7 +197,7 @@ export class Exchange implements ResponseTapHandlers {
       this.parentIds = { traceId: sc.traceId, spanId: sc.spanId };
     }
     const calls: CallState[] = [];
-    const byId = new Map<string, CallState>();
+    let byId: Map<string, CallState> | null = null;
     const body = this.body.body();
     this.batch = Array.isArray(body);
     if (body !== undefined) {
@@ -211,7 +211,9 @@ export class Exchange implements ResponseTapHandlers {
           if (call.isNotification) continue;
           const state = this.newCall(call, calls.length, onServerSpan);
           calls.push(state);
-          if (call.id !== undefined) {
+          // A batch's calls by id; a single call is found without a map (`stateFor`).
+          if (call.id !== undefined && Array.isArray(body)) {
+            byId ??= new Map();
             const k = idKey(call.id);
             if (!byId.has(k)) byId.set(k, state);
           }
@@ -296,10 +298,12 @@ export class Exchange implements ResponseTapHandlers {
     return value ? { [HEADER_TRACERESPONSE]: value } : null;
   }
 
-  /** The call a reply with `id` answers (one id-map lookup), or undefined. */
+  /** The call a reply with `id` answers (one id-map lookup in a batch), or undefined. */
   private stateFor(id: string | number | null): CallState | undefined {
-    this.ensureCalls();
-    return this.byId?.get(idKey(id));
+    const calls = this.ensureCalls();
+    if (this.byId) return this.byId.get(idKey(id));
+    const only = this.batch ? undefined : calls[0];
+    return only?.call && only.call.id === id ? only : undefined;
   }
 
   private callFor(id: string | number | null, match: CallState | undefined = this.stateFor(id)): RequestCall | null {
@@ -449,11 +453,11 @@ export class Exchange implements ResponseTapHandlers {
       first.outcome = answer ? answer.outcome : null;
       first.conformance = answer ? answer.conformance : [];
       const whole: CallState[] = [first];
-      this.reportAll(whole, endedAt, status, `b:${calls.length}:`);
+      this.reportAll(whole, endedAt, status, calls.length);
       return;
     }
     const only = calls.length === 1 ? calls[0] : undefined;
-    if (only && this.responses.length === 1 && only.call && idKey(only.call.id) === idKey((this.responses[0] as { outcome: CallOutcome }).outcome.id)) {
+    if (only && this.responses.length === 1 && only.call && only.call.id === (this.responses[0] as { outcome: CallOutcome }).outcome.id) {
       // The common case: one call, one reply with its id.
       const r = this.responses[0] as { outcome: CallOutcome; conformance: string[] };
       only.outcome = r.outcome;
@@ -486,7 +490,7 @@ export class Exchange implements ResponseTapHandlers {
       target.outcome = r.outcome;
       target.conformance = r.conformance;
     }
-    this.reportAll(calls, endedAt, status, '');
+    this.reportAll(calls, endedAt, status, 0);
   }
 
   /**
@@ -502,9 +506,9 @@ export class Exchange implements ResponseTapHandlers {
 
   /**
    * Reports `calls` (one by one up to the cap, then counted), then the summary of what the cap
-   * left out. `trackPrefix` marks a whole-batch failure's tracker key.
+   * left out. `batchOf` (the batch's size, else 0) marks a whole-batch failure's tracker key.
    */
-  private reportAll(calls: CallState[], endedAt: number, status: number, trackPrefix: string): void {
+  private reportAll(calls: CallState[], endedAt: number, status: number, batchOf: number): void {
     // Inline guards rather than safe.call closures: this runs for every exchange.
     let credential: string | null | undefined = null;
     try {
@@ -529,7 +533,7 @@ export class Exchange implements ResponseTapHandlers {
     const run: ReportRun = { seen: many ? new Map() : null, metrics: many ? new Map() : null, capped: 0, cappedFrom: Infinity, cappedTo: -Infinity };
     for (const c of calls) {
       if (c.call === null && c.outcome === null && !unreadFailed) continue;
-      this.report(c, endedAt, status, client, attemptHeader, run, trackPrefix);
+      this.report(c, endedAt, status, client, attemptHeader, run, batchOf);
     }
     if (run.metrics && this.core.instruments) {
       const instruments = this.core.instruments;
@@ -584,7 +588,7 @@ export class Exchange implements ResponseTapHandlers {
     }
   }
 
-  private report(c: CallState, endedAt: number, httpStatus: number, client: string | null, attemptHeader: number | null, run: ReportRun, trackPrefix: string): void {
+  private report(c: CallState, endedAt: number, httpStatus: number, client: string | null, attemptHeader: number | null, run: ReportRun, batchOf: number): void {
     const core = this.core;
     const call = c.call;
     const p = core.pseudonymizer;
@@ -618,16 +622,15 @@ export class Exchange implements ResponseTapHandlers {
     // The tracker keys on a cheap unkeyed hash of the canonical call (call-key.ts); the keyed
     // pseudonyms (HMAC) are computed below for error rows only (DESIGN §6: (client, fingerprint)
     // or (client, idempotency)).
-    let trackHash: string | null = null;
+    let trackKey: number | null = null;
     if (audited) {
       try {
-        if (idemRaw) trackHash = `i:${idempotencyKey(idemRaw)}`;
-        else if (call && call.method !== null) trackHash = `f:${callKey(call.method, rawSkill, call.params)}`;
+        if (idemRaw) trackKey = idempotencyKey(idemRaw, client, batchOf);
+        else if (call && call.method !== null) trackKey = callKey(call.method, rawSkill, call.params, client, batchOf);
       } catch (err) {
         core.safe.fail('fingerprint', err);
       }
     }
-    const trackKey = trackHash === null ? null : `${client ?? ''}\u0000${trackPrefix}${trackHash}`;
     // The same call twice in one batch is one attempt, not a retry of itself.
     const again = trackKey !== null ? run.seen?.get(trackKey) : undefined;
     const { attempt, flags } = !audited
@@ -670,7 +673,7 @@ export class Exchange implements ResponseTapHandlers {
       let idempotency: string | null = null;
       if (p) {
         try {
-          if (call && call.method !== null) fingerprint = core.fingerprintOf(call.method, rawSkill, call.params, trackHash !== null && !idemRaw ? trackHash : null);
+          if (call && call.method !== null) fingerprint = core.fingerprintOf(call.method, rawSkill, call.params, trackKey !== null && !idemRaw ? trackKey : null);
           if (idemRaw) idempotency = p.idempotency(idemRaw);
         } catch (err) {
           core.safe.fail('pseudonymizer', err);

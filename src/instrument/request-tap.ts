@@ -40,6 +40,12 @@ function patchEmit(): void {
   };
 }
 
+/** Whether `o` has an own enumerable key (without building the key list). */
+function hasOwnKey(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
+}
+
 export class RequestBodyTap {
   private chunks: Buffer[] = [];
   private size = 0;
@@ -90,7 +96,7 @@ export class RequestBodyTap {
     if (Buffer.isBuffer(body) || typeof body === 'string') return body;
     if (typeof body === 'object') {
       // express.json() leaves `{}` when it skipped the body (wrong Content-Type); that is not a call.
-      if (!Array.isArray(body) && Object.keys(body).length === 0) return undefined;
+      if (!Array.isArray(body) && !hasOwnKey(body)) return undefined;
       return body;
     }
     return undefined;

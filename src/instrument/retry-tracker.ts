@@ -63,8 +63,11 @@ export function minBackoffMs(n: number, o: RetryTrackerOptions): number {
   return backoffFloorMs(n, { baseMs: o.baseDelayMs, multiplier: o.multiplier, maxMs: o.maxDelayMs });
 }
 
+/** A tracker key: the instrumentation's numeric call key (call-key.ts), or any string. */
+export type TrackerKey = number | string;
+
 export class RetryTracker {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<TrackerKey, Entry>();
   readonly options: RetryTrackerOptions;
 
   constructor(options: Partial<RetryTrackerOptions> = {}) {
@@ -81,7 +84,7 @@ export class RetryTracker {
    * `key` null (no fingerprint) means untracked: attempt 1, or `headerAttempt` when the client
    * sent one. `result` is how this call ended; it is what the next attempt is judged against.
    */
-  record(key: string | null, requestAt: number, headerAttempt: number | null, result: CallResult): Attempt {
+  record(key: TrackerKey | null, requestAt: number, headerAttempt: number | null, result: CallResult): Attempt {
     if (key === null) return { attempt: headerAttempt ?? 1, flags: [] };
     this.prune(requestAt);
     const prev = this.entries.get(key);

@@ -11,16 +11,23 @@ export class TrafficCounter {
 
   constructor(private readonly service: string) {}
 
+  /** The sample the last call counted in: most calls count in the same one (no key text built). */
+  private last: TrafficSample | null = null;
+
   /** Counts one call that arrived at `at` (epoch ms). */
   add(at: number, skill: string | null, client: string | null, isError: boolean, isRetry: boolean): void {
     const minute = Math.floor(at / MINUTE_MS) * MINUTE_MS;
     const s = skill ?? '';
     const c = client ?? '';
-    const key = `${minute}\u0000${s}\u0000${c}`;
-    let sample = this.samples.get(key);
-    if (!sample) {
-      sample = { minute, service: this.service, skill: s, client: c, requests: 0, errors: 0, retries: 0 };
-      this.samples.set(key, sample);
+    let sample = this.last;
+    if (sample === null || sample.minute !== minute || sample.skill !== s || sample.client !== c) {
+      const key = `${minute}\u0000${s}\u0000${c}`;
+      sample = this.samples.get(key) ?? null;
+      if (!sample) {
+        sample = { minute, service: this.service, skill: s, client: c, requests: 0, errors: 0, retries: 0 };
+        this.samples.set(key, sample);
+      }
+      this.last = sample;
     }
     sample.requests += 1;
     if (isError) sample.errors += 1;
@@ -32,6 +39,7 @@ export class TrafficCounter {
     if (this.samples.size === 0) return [];
     const out = [...this.samples.values()];
     this.samples = new Map();
+    this.last = null;
     return out;
   }
 }

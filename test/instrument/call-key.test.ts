@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { callKey, idempotencyKey } from '../../src/instrument/call-key.js';
 
-const KEY = /^[0-9a-f]{16}$/;
+/** A key is a non-negative safe integer (53 bits). */
+const KEY = expect.toSatisfy((k: unknown) => Number.isSafeInteger(k) && (k as number) >= 0);
 
 describe('retry tracker call key', () => {
-  it('is 16 hex digits, the same for the same call, whatever its key order or A2A messageId', () => {
+  it('is a 53-bit integer, the same for the same call, whatever its key order or A2A messageId', () => {
     const a = callKey('SendMessage', 'inventory.search', { message: { role: 'ROLE_USER', messageId: 'm-1', parts: [{ data: { z: 1, a: 'x' } }] } });
     const b = callKey('SendMessage', 'inventory.search', { message: { parts: [{ data: { a: 'x', z: 1 } }], messageId: 'm-2', role: 'ROLE_USER' } });
-    expect(a).toMatch(KEY);
+    expect(a).toEqual(KEY);
     expect(b).toBe(a);
   });
 
@@ -52,19 +53,34 @@ describe('retry tracker call key', () => {
     cyclic.again = cyclic;
     let deep: unknown = 'leaf';
     for (let i = 0; i < 500; i++) deep = { d: deep };
-    expect(callKey('m', null, cyclic)).toMatch(KEY);
-    expect(callKey('m', null, deep)).toMatch(KEY);
+    expect(callKey('m', null, cyclic)).toEqual(KEY);
+    expect(callKey('m', null, deep)).toEqual(KEY);
   });
 
   it('keys an idempotency key in its own domain', () => {
-    expect(idempotencyKey('idem-1')).toMatch(KEY);
+    expect(idempotencyKey('idem-1')).toEqual(KEY);
     expect(idempotencyKey('idem-1')).toBe(idempotencyKey('idem-1'));
     expect(idempotencyKey('idem-1')).not.toBe(idempotencyKey('idem-2'));
     expect(idempotencyKey('idem-1')).not.toBe(callKey('idem-1', null, undefined));
   });
 
+  it('keys the same call of two clients, or of a batch that failed as a whole, apart', () => {
+    const params = { message: { parts: [{ data: { make: 'Honda' } }] } };
+    const keys = [
+      callKey('SendMessage', 'inventory.search', params),
+      callKey('SendMessage', 'inventory.search', params, 'cli_a'),
+      callKey('SendMessage', 'inventory.search', params, 'cli_b'),
+      callKey('SendMessage', 'inventory.search', params, 'cli_a', 3),
+      idempotencyKey('idem-1', 'cli_a'),
+      idempotencyKey('idem-1', 'cli_b'),
+      idempotencyKey('idem-1', 'cli_a', 3),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(callKey('SendMessage', 'inventory.search', params, 'cli_a')).toBe(keys[1]);
+  });
+
   it('spreads 100 000 distinct calls over 100 000 distinct keys', () => {
-    const seen = new Set<string>();
+    const seen = new Set<number>();
     for (let i = 0; i < 100_000; i++) seen.add(callKey('SendMessage', 'inventory.search', { message: { parts: [{ data: { vin: `1HGCM82633A${String(i).padStart(6, '0')}` } }] } }));
     expect(seen.size).toBe(100_000);
   });
