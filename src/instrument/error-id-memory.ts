@@ -8,18 +8,28 @@
 /** The conformance id an audit row carries when its wire `error_id` was already used. */
 export const ERROR_ID_REUSED = 'error-id-reused';
 
-/** A bounded set of ids (oldest forgotten first). NOTE: about 100 bytes per id. */
+/**
+ * A bounded set of ids, oldest forgotten first. NOTE: about 100 bytes per id. The order is kept
+ * in a ring of the ids, not read from the Set: the oldest entry of a Set that is deleted from at
+ * the front is found by walking over every deleted slot before it, which cost 7–24 µs per error
+ * once 50 000 ids were held (issue 14).
+ */
 export class ErrorIdMemory {
   private readonly ids = new Set<string>();
+  private readonly ring: string[] = [];
+  /** Index in `ring` of the oldest id once the ring is full. */
+  private head = 0;
 
   constructor(private readonly max = 50_000) {}
 
   /** Remembers `id`; true when it was already there (a reuse). */
   seen(id: string): boolean {
     if (this.ids.has(id)) return true;
-    if (this.ids.size >= this.max) {
-      const oldest = this.ids.values().next();
-      if (!oldest.done) this.ids.delete(oldest.value);
+    if (this.ring.length < this.max) this.ring.push(id);
+    else {
+      this.ids.delete(this.ring[this.head] as string);
+      this.ring[this.head] = id;
+      this.head = (this.head + 1) % this.max;
     }
     this.ids.add(id);
     return false;

@@ -71,6 +71,28 @@ describe('RetryTracker', () => {
     expect(t.record('b', 30, null, ok(31)).attempt).toBe(1);
     expect(t.record('a', 40, null, ok(41)).attempt).toBe(3);
   });
+
+  it('stays within its bound through many evictions, keeping the most recently seen keys', () => {
+    const t = new RetryTracker({ maxKeys: 1_600 });
+    for (let i = 0; i < 20_000; i++) {
+      t.record(i, i, null, ok(i));
+      // Key 0 comes back every 100 calls: always among the most recent, never evicted.
+      if (i % 100 === 0) t.record(0, i, null, ok(i));
+      expect(t.size).toBeLessThanOrEqual(1_600);
+    }
+    // Evicted in batches of maxKeys / 16: between 1 500 and 1 600 keys remain.
+    expect(t.size).toBeGreaterThanOrEqual(1_500);
+    expect(t.record(0, 20_000, null, ok(20_000)).attempt).toBe(202);
+    expect(t.record(19_999, 20_001, null, ok(20_001)).attempt).toBe(2);
+    expect(t.record(1, 20_002, null, ok(20_002)).attempt).toBe(1);
+  });
+
+  it('forgets keys idle longer than the window', () => {
+    const t = new RetryTracker({ windowMs: 10_000 });
+    for (let i = 0; i < 100; i++) t.record(`k${i}`, i, null, ok(i));
+    t.record('late', 60_000, null, ok(60_001));
+    expect(t.size).toBe(1);
+  });
 });
 
 describe('retries seen through the instrumentation', () => {
