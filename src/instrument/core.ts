@@ -120,8 +120,9 @@ export function createCore(o: TriageOptions): CoreHandle {
     clientMemo.set(credential, value);
     return value;
   };
-  // Same for the keyed fingerprint of an error row, by the call's (unkeyed) tracker hash: a storm
-  // of retries of one call costs one canonical walk and HMAC, not one per attempt.
+  // Same for the keyed fingerprint of an error row, by the call's (unkeyed) tracker key, which
+  // includes the client: a storm of retries of one call from one client costs one canonical walk
+  // and HMAC, not one per attempt.
   const fingerprintMemo = new Map<number, string>();
   const fingerprintOf = (method: string, skill: string | null, params: unknown, memoKey: number | null): string | null => {
     if (memoKey !== null) {

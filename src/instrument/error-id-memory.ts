@@ -20,7 +20,12 @@ export class ErrorIdMemory {
   /** Index in `ring` of the oldest id once the ring is full. */
   private head = 0;
 
-  constructor(private readonly max = 50_000) {}
+  private readonly max: number;
+
+  /** `max`: ids remembered (at least 1). */
+  constructor(max = 50_000) {
+    this.max = Math.max(1, Math.floor(max));
+  }
 
   /** Remembers `id`; true when it was already there (a reuse). */
   seen(id: string): boolean {

@@ -836,7 +836,9 @@ export const CAPPED_LOG_MESSAGE = 'json-rpc errors past the per-exchange cap wer
 
 /**
  * Starts observing one exchange. `errors` is the exchange's AapError store (the caller runs the
- * host's handler inside it). Never throws.
+ * host's handler inside it). `serverSpan`: the active span, already checked valid by the caller
+ * (its ids are used as they are), else null, and the exchange looks for one itself when it
+ * classifies the calls. Never throws.
  */
 export function observeExchange(core: TriageCore, req: IncomingMessage, res: ServerResponse, errors: ExchangeErrors | null, serverSpan: Span | null = null): void {
   if (!core.active) return;

@@ -74,28 +74,34 @@ function headerFromArgs(headers: unknown, name: string): string | undefined {
   return undefined;
 }
 
-function setContentLengthInArgs(headers: unknown, length: number): boolean {
+/**
+ * The `writeHead` headers argument for a replaced body, as a copy (the host may pass one shared
+ * object to every response): Content-Length set to `length` where the host gave one, ETag left
+ * out. `found` says whether a Content-Length was there.
+ */
+function headersForReplacedBody(headers: unknown, length: number): { headers: unknown; found: boolean } {
+  let found = false;
   if (Array.isArray(headers)) {
-    let found = false;
+    const out: unknown[] = [];
     for (let i = 0; i + 1 < headers.length; i += 2) {
-      if (String(headers[i]).toLowerCase() === 'content-length') {
-        headers[i + 1] = String(length);
-        found = true;
-      }
+      const name = String(headers[i]).toLowerCase();
+      if (name === 'etag') continue;
+      if (name === 'content-length') found = true;
+      out.push(headers[i], name === 'content-length' ? String(length) : headers[i + 1]);
     }
-    return found;
+    return { headers: out, found };
   }
   if (headers && typeof headers === 'object') {
-    let found = false;
+    const out: OutgoingHttpHeaders = {};
     for (const k of Object.keys(headers)) {
-      if (k.toLowerCase() === 'content-length') {
-        (headers as OutgoingHttpHeaders)[k] = String(length);
-        found = true;
-      }
+      const name = k.toLowerCase();
+      if (name === 'etag') continue;
+      if (name === 'content-length') found = true;
+      out[k] = name === 'content-length' ? String(length) : (headers as OutgoingHttpHeaders)[k];
     }
-    return found;
+    return { headers: out, found };
   }
-  return false;
+  return { headers, found };
 }
 
 /** The headers argument of `writeHead(status, [reason], [headers])`. */
@@ -334,10 +340,20 @@ class Tap {
   replaceHeaders(text: string): void {
     const length = Buffer.byteLength(text, 'utf8');
     const headArgs = this.pendingHead;
-    const inArgs = headArgs ? setContentLengthInArgs(headArgs[headersArgIndex(headArgs)], length) : false;
+    let inArgs = false;
+    if (headArgs) {
+      // `pendingHead` is our own copy of the arguments; the headers object in it is the host's.
+      const at = headersArgIndex(headArgs);
+      if (headArgs[at] !== undefined) {
+        const r = headersForReplacedBody(headArgs[at], length);
+        headArgs[at] = r.headers;
+        inArgs = r.found;
+      }
+    }
     const res = this.res;
+    if (res.headersSent) return;
     if (!inArgs && res.getHeader('content-length') !== undefined) res.setHeader('content-length', length);
-    if (!res.headersSent && res.getHeader('etag') !== undefined) res.removeHeader('etag');
+    if (res.getHeader('etag') !== undefined) res.removeHeader('etag');
   }
 
   /** Untaps the response and tells the owner (once). */

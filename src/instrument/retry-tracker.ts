@@ -17,7 +17,7 @@ import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BACKOFF_MULTIPLIER, RETRY_WINDOW_MS, b
 export interface RetryTrackerOptions {
   /** A call seen again within this many ms is a retry. @default 600_000 */
   windowMs: number;
-  /** Most keys remembered. @default 50_000 */
+  /** Most keys remembered; past it the least recently seen sixteenth is evicted at once. @default 50_000 */
   maxKeys: number;
   /** First backoff step, ms (DMC-12: ~1 s → 2 s → 4 s). @default 1_000 */
   baseDelayMs: number;
@@ -99,7 +99,8 @@ export class RetryTracker {
    */
   record(key: TrackerKey | null, requestAt: number, headerAttempt: number | null, result: CallResult): Attempt {
     if (key === null) return { attempt: headerAttempt ?? 1, flags: [] };
-    if (requestAt >= this.nextSweepAt) this.sweep(requestAt);
+    // Also after the clock stepped back by more than a sweep interval.
+    if (requestAt >= this.nextSweepAt || requestAt < this.nextSweepAt - 2 * SWEEP_INTERVAL_MS) this.sweep(requestAt);
     const prev = this.entries.get(key);
     const live = prev !== undefined && requestAt - prev.lastRequestAt <= this.options.windowMs;
     const attempt = headerAttempt ?? (live ? prev.attempts + 1 : 1);

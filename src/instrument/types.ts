@@ -105,7 +105,8 @@ export interface TriageOptions {
    */
   retryWindowMs?: number;
   /**
-   * Most `(client, fingerprint)` keys the retry tracker remembers; the least recently seen go first.
+   * Most `(client, fingerprint)` keys the retry tracker remembers; the least recently seen go first,
+   * a sixteenth of the bound at a time (so 15/16 of it to all of it are held once full).
    * NOTE: about 200 bytes per key.
    * @default 50_000
    */

@@ -152,12 +152,19 @@ let changedBodies = 0;
 let url = '';
 /** What the host answers next: the exact text. */
 let nextBody = '';
+/** Headers the host passes to `writeHead` next (null: none, it calls `setHeader` only). */
+let nextHead: Record<string, string> | string[] | null = null;
 beforeAll(async () => {
   h = createHarness();
   server = createServer(
     h.triage.wrap((req, res) => {
       req.resume();
       req.on('end', () => {
+        if (nextHead) {
+          res.writeHead(200, nextHead as Record<string, string>);
+          res.end(nextBody);
+          return;
+        }
         // No writeHead: Node then sets Content-Length, which the tap must correct when it changes the body.
         res.setHeader('content-type', 'application/json');
         res.end(nextBody);
@@ -207,6 +214,28 @@ describe('the rewrite splices into the host body', () => {
     expect(r.text.startsWith('{"jsonrpc":"2.0","id":"leg-1","result":{"data":{"error":"reservation\\u005Fexpired","message":"Hold lapsed.","error_code":"RESERVATION_EXPIRED","retryable":false,"error_id":"err_')).toBe(true);
     expect(r.json).toMatchObject({ result: { data: { error: 'reservation_expired', error_id: expect.stringMatching(/^err_/) }, _metadata: { trace_id: expect.stringMatching(/^trc_/) } } });
     expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.text));
+  });
+
+  it.each([
+    ['an object', 'object'],
+    ['a flat array', 'array'],
+  ])('corrects Content-Length and drops the ETag given to writeHead as %s, leaving the host its own headers', async (_, form) => {
+    const legacy = '{"jsonrpc":"2.0","id":"wh-1","result":{"data":{"error":"reservation_expired","message":"Hold lapsed.","error_code":"RESERVATION_EXPIRED","retryable":false}}}';
+    const shared = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(legacy)), ETag: '"host-etag-1"' };
+    nextBody = legacy;
+    nextHead = form === 'object' ? shared : Object.entries(shared).flat();
+    const before = JSON.stringify(nextHead);
+    try {
+      const r = await post(url, toolsCall('wh-1', 'initiate_deal_handoff', {}), DMC12_HEADERS);
+      expect(r.text).not.toBe(legacy); // the error_id was added
+      expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.text));
+      expect(r.headers.get('etag')).toBeNull();
+      expect(r.headers.get('content-type')).toBe('application/json');
+      // The host may reuse one headers object for every response: it is not changed.
+      expect(JSON.stringify(nextHead)).toBe(before);
+    } finally {
+      nextHead = null;
+    }
   });
 
   it.each(Array.from({ length: 240 }, (_, i) => i + 1))('seed %i: unchanged values keep their bytes; no rule is broken by the change', async (seed) => {
