@@ -9,11 +9,17 @@
 import { ErrorIdMemory } from '../dist/instrument/error-id-memory.js';
 import { RetryTracker } from '../dist/instrument/retry-tracker.js';
 
-const ROUNDS = Number(process.argv[2] ?? 6);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
-  console.error('usage: node bench/bounded-memory.bench.mjs [rounds=6]');
+const USAGE = 'usage: node bench/bounded-memory.bench.mjs [rounds=6]';
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (argv.length > 1 || (argv[0] !== undefined && !/^[1-9]\d{0,3}$/.test(argv[0]))) {
+  console.error(`bounded-memory bench: ${argv.length > 1 ? 'too many arguments' : `not a positive whole number: ${argv[0]}`} — ${USAGE}`);
   process.exit(2);
 }
+const ROUNDS = Number(argv[0] ?? 6);
 const N = 50_000;
 const tracker = new RetryTracker({ maxKeys: N });
 const ids = new ErrorIdMemory(N);
