@@ -17,6 +17,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { context as otelContext, createContextKey, trace } from '@opentelemetry/api';
+import { setBounded } from './bounded-map.js';
 import { aapErrorFromMessage, asAapError } from './protocol-bridge.js';
 import type { AapErrorLike } from './protocol-bridge.js';
 
@@ -49,12 +50,8 @@ const MAX_BOUND = 65_536;
  */
 export function bindToTrace(store: ExchangeErrors, traceId: string): boolean {
   if (byTrace.has(traceId)) return false;
-  if (byTrace.size >= MAX_BOUND) {
-    // Exchanges whose response never closed: drop the oldest registration.
-    const oldest = byTrace.keys().next();
-    if (!oldest.done) byTrace.delete(oldest.value);
-  }
-  byTrace.set(traceId, store);
+  // Past the bound (exchanges whose response never closed) the oldest registration goes.
+  setBounded(byTrace, traceId, store, MAX_BOUND);
   store.traceId = traceId;
   return true;
 }

@@ -36,8 +36,6 @@ import { VERSION } from './version.js';
 /** Scope options of every tracer, meter and logger the core takes: the semconv schema URL. */
 const SCOPE = { schemaUrl: SEMCONV_SCHEMA_URL } as const;
 
-
-
 /**
  * The default logger: pino at level `warn` to stderr, so the per-error lines and the
  * instrumentation's own warnings never mix into the host's stdout.

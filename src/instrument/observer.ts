@@ -294,7 +294,7 @@ export class Exchange implements ResponseTapHandlers {
     }
     const first = calls[0];
     this.traceSpan = parentSpan ?? (first ? this.spanOf(first) : undefined);
-    const value = traceresponseFor(this.traceSpan);
+    const value = traceresponseFor(this.traceSpan, this.traceSpan === parentSpan && parentSpan !== undefined);
     return value ? { [HEADER_TRACERESPONSE]: value } : null;
   }
 

@@ -8,6 +8,7 @@
  * listener instead would switch the stream to flowing mode and change the host's flow.
  */
 import { IncomingMessage } from 'node:http';
+import { setBounded } from './bounded-map.js';
 
 /**
  * The taps of requests in flight, by request; an entry leaves when its exchange ends. A plain
@@ -59,11 +60,7 @@ export class RequestBodyTap {
   ) {
     if (this.frameworkBody() !== undefined || taps.has(req)) return;
     patchEmit();
-    if (taps.size >= MAX_TAPS) {
-      const oldest = taps.keys().next();
-      if (!oldest.done) taps.delete(oldest.value);
-    }
-    taps.set(req, this);
+    setBounded(taps, req, this, MAX_TAPS);
   }
 
   /** Stops seeing the host's chunks (the exchange ended); what was read stays readable. */

@@ -18,6 +18,7 @@
  */
 import { ServerResponse } from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { setBounded } from './bounded-map.js';
 
 export type TapMode = 'buffer' | 'observe' | 'sse' | 'pass';
 
@@ -118,7 +119,7 @@ interface Originals {
   emit: (...a: unknown[]) => boolean;
 }
 
-/** One response's tap state, held under the response's `TAP` property. */
+/** One response's tap state, held in `taps` while the response is in flight. */
 class Tap {
   mode: TapMode | null = null;
   pendingHead: unknown[] | null = null;
@@ -270,38 +271,33 @@ class Tap {
     let outEncoding: unknown = encoding;
     let held: Buffer | null = null;
     try {
-      if (m === 'buffer' && this.chunks.length === 0 && typeof chunk === 'string' && isUtf8(encoding)) {
-        // The common case (Express `res.send`): one string. The owner reads it as it is; a Buffer
-        // is made only when it replaces the body.
-        const size = chunk.length * 3 <= this.maxBytes ? chunk.length : Buffer.byteLength(chunk, 'utf8');
-        const replaced = size <= this.maxBytes ? this.h.onBody(chunk, 'buffer') : (this.h.onBody(null, 'buffer'), null);
+      if (m === 'buffer') {
+        // The owner's replacement of the held body (text, sent as UTF-8), or null.
+        let replaced: string | null;
+        if (this.chunks.length === 0 && typeof chunk === 'string' && isUtf8(encoding)) {
+          // The common case (Express `res.send`): one string. The owner reads it as it is; a
+          // Buffer is made only when it replaces the body.
+          const size = chunk.length * 3 <= this.maxBytes ? chunk.length : Buffer.byteLength(chunk, 'utf8');
+          replaced = this.h.onBody(size <= this.maxBytes ? chunk : null, 'buffer');
+        } else {
+          const buf = toBuffer(chunk, encoding);
+          if (buf) this.chunks.push(buf);
+          this.size += buf?.length ?? 0;
+          const single = this.chunks.length === 1;
+          const body = single ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+          held = body;
+          this.chunks = [];
+          replaced = this.h.onBody(this.size <= this.maxBytes ? body : null, 'buffer');
+          if (replaced === null && !(single && buf)) {
+            // Several chunks were held: send them as one (the host's bytes, unchanged).
+            out = body.length > 0 || chunk !== undefined ? body : undefined;
+            outEncoding = undefined;
+          }
+        }
         if (replaced !== null) {
           this.replaceHeaders(replaced);
           out = replaced;
           outEncoding = 'utf8';
-        }
-      } else if (m === 'buffer') {
-        const buf = toBuffer(chunk, encoding);
-        if (buf) this.chunks.push(buf);
-        this.size += buf?.length ?? 0;
-        const single = this.chunks.length === 1;
-        const body = single ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-        held = body;
-        this.chunks = [];
-        let replaced: string | null = null;
-        if (this.size <= this.maxBytes) {
-          replaced = this.h.onBody(body, 'buffer');
-          if (replaced !== null) this.replaceHeaders(replaced);
-        } else {
-          this.h.onBody(null, 'buffer');
-        }
-        if (replaced !== null) {
-          out = replaced;
-          outEncoding = 'utf8';
-        } else if (!(single && buf)) {
-          // Several chunks were held: send them as one (the host's bytes, unchanged).
-          out = body.length > 0 || chunk !== undefined ? body : undefined;
-          outEncoding = undefined;
         }
       } else if (m === 'sse') {
         const buf = toBuffer(chunk, encoding);
@@ -430,11 +426,7 @@ function patchPrototype(): Originals {
 export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): boolean {
   const o = patchPrototype();
   if (taps.has(res) || res.writableEnded) return false;
-  if (taps.size >= MAX_TAPS) {
-    const oldest = taps.keys().next();
-    if (!oldest.done) taps.delete(oldest.value);
-  }
-  taps.set(res, new Tap(res, maxBytes, h, o));
+  setBounded(taps, res, new Tap(res, maxBytes, h, o), MAX_TAPS);
   return true;
 }
 

@@ -11,6 +11,7 @@
  * runs once per sweep or eviction batch, so its cost is shared by the calls in between.
  */
 import type { RetryFlag } from '../protocol/error-event.js';
+import { dropOldest } from './bounded-map.js';
 import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BACKOFF_MULTIPLIER, RETRY_WINDOW_MS, backoffFloorMs } from '../protocol/retry.js';
 
 /** Tracker settings; all times in milliseconds. */
@@ -114,17 +115,8 @@ export class RetryTracker {
     }
     if (prev) this.entries.delete(key);
     this.entries.set(key, { attempts: Math.max(attempt, live ? prev.attempts + 1 : 1), lastRequestAt: requestAt, last: result });
-    if (this.entries.size > this.options.maxKeys) this.evict(this.entries.size - this.options.maxKeys + this.evictBatch - 1);
+    if (this.entries.size > this.options.maxKeys) dropOldest(this.entries, this.entries.size - this.options.maxKeys + this.evictBatch - 1);
     return { attempt, flags };
-  }
-
-  /** Drops the `n` least recently seen keys, in one walk from the front. */
-  private evict(n: number): void {
-    let left = Math.min(n, this.entries.size);
-    for (const k of this.entries.keys()) {
-      if (left-- <= 0) break;
-      this.entries.delete(k);
-    }
   }
 
   /** Drops every key idle longer than the window (they sit at the front: insertion = recency order). */
