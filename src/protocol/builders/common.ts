@@ -25,11 +25,18 @@ const STACK_PATTERNS: readonly RegExp[] = [
 ];
 
 /**
+ * Text every match of STACK_PATTERNS contains: `:` and a digit (the JavaScript, Java and Kotlin
+ * frames' `:line`), `line` and a digit (.NET, Python), or the Python and Go headers. One test
+ * of it clears an ordinary message, which is checked several times per error (issue 14).
+ */
+const STACK_HINT = /:\d|line\s+\d|Traceback \(|goroutine \d/;
+
+/**
  * True when `text` looks like it contains a stack trace (JavaScript, Java/.NET, Python or Go
  * frames). Spec: "Dealer agents MUST NOT leak internal stack traces in message."
  */
 export function containsStackTrace(text: string): boolean {
-  return STACK_PATTERNS.some((re) => re.test(text));
+  return STACK_HINT.test(text) && STACK_PATTERNS.some((re) => re.test(text));
 }
 
 /**
