@@ -63,6 +63,11 @@ export function checkNoDraftIdentifier(text: string, option: string): void {
  */
 export function stripStackTrace(text: unknown, fallback: string): string {
   if (typeof text !== 'string') return fallback;
+  if (!containsStackTrace(text)) {
+    // The usual case: every line is kept, so the text is the result (trimmed).
+    const whole = text.trim();
+    return whole.length > 0 ? whole : fallback;
+  }
   const kept = text
     .split('\n')
     .filter((line) => !containsStackTrace(line))
