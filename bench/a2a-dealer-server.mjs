@@ -28,7 +28,7 @@ import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 
 const mode = process.argv[2] ?? 'otel';
 const discard = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
-const discardMetrics = { ...discard, selectAggregationTemporality: () => 0 /* cumulative */ };
+const discardMetrics = { ...discard, selectAggregationTemporality: () => 1 /* AggregationTemporality.CUMULATIVE */ };
 const sdk = new NodeSDK({
   spanProcessors: [new BatchSpanProcessor(discard)],
   logRecordProcessors: [new BatchLogRecordProcessor({ exporter: discard })],
