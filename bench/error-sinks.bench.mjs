@@ -74,7 +74,7 @@ const dir = mkdtempSync(join(tmpdir(), 'aap-error-sinks-'));
 const sink = openAuditSink({ path: join(dir, 'audit.db'), service: 'bench-dealer' });
 // After the sink's own exit hooks, so its flush runs before the folder goes.
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) process.on(signal, () => process.exit(code));
 const tracer = trace.getTracer('bench');
 const { instruments } = createInstruments(metrics.getMeter('aap-triage'), () => sink.health());
 const otelLogger = logs.getLogger('aap-triage');
@@ -185,6 +185,7 @@ const median = (xs) => {
   };
   return { m: at(0.5), q1: at(0.25), q3: at(0.75) };
 };
+const loadAtStart = loadavg().map((l) => l.toFixed(2)).join(' ');
 for (const name of names) await trial(name); // warm-up: JIT, the store's first pages
 const results = Object.fromEntries(names.map((n) => [n, []]));
 for (let r = 0; r < ROUNDS; r++) {
@@ -195,7 +196,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const base = results.base;
 const affinity = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '?';
-console.log(`error sinks, ${ROUNDS} rounds × ${ERRORS} errors per variant, Node ${process.version}, CPUs ${affinity}, load avg ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+console.log(`error sinks, ${ROUNDS} rounds × ${ERRORS} errors per variant, Node ${process.version}, CPUs ${affinity}, load avg ${loadAtStart} at the start, ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
 console.log('µs per error, median [quartiles] of the paired differences to "base" (a span start and end, the event and report built)');
 console.log(`${'part'.padEnd(11)} ${'event loop'.padStart(22)} ${'all threads'.padStart(22)}`);
 const f = ({ m, q1, q3 }) => `${m.toFixed(1)} [${q1.toFixed(1)}…${q3.toFixed(1)}]`.padStart(22);

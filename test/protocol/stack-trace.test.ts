@@ -22,7 +22,8 @@ const TRACES: Record<string, string> = {
   'Python header': 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>',
   'Python frame': '  File "/srv/dealer/search.py", line 88, in find',
   'Go header': 'panic: boom\n\ngoroutine 1 [running]:\nmain.main()',
-  'Go frame location': 'main.search(...)\n\t/app/dealer/main.go:12 +0x1d',
+  'Go frame location': 'main.search(0xc000012345)\n\t/app/dealer/main.go:12 +0x1d',
+  'Go inlined frame location': 'main.search(...)\n\t/app/dealer/main.go:12',
 };
 
 // Messages a dealer sends, some with the colons, digits and "at" that frames have.
@@ -51,7 +52,9 @@ describe('containsStackTrace', () => {
     expect(stripStackTrace(TRACES['Java 8'] as string, 'Error')).toBe('java.lang.IllegalStateException: boom');
     expect(stripStackTrace(`${TRACES['Java 8']}\n\tat java.base/java.lang.Thread.run(Thread.java:833)`, 'Error')).toBe('java.lang.IllegalStateException: boom');
     expect(stripStackTrace('Error: x\n    at Array.map (<anonymous>)', 'Error')).toBe('Error: x');
-    expect(stripStackTrace(TRACES['Go frame location'] as string, 'Error')).toBe('main.search(...)');
+    // Frame locations go; a Go function line or a Python source line alone is not recognised as a frame.
+    expect(stripStackTrace(TRACES['Go frame location'] as string, 'Error')).not.toMatch(/main\.go/);
+    expect(stripStackTrace(TRACES['Go inlined frame location'] as string, 'Error')).not.toMatch(/main\.go/);
     expect(stripStackTrace('    at search (/app/src/inventory.js:42:17)', 'Internal error')).toBe('Internal error');
     for (const text of PLAIN) expect(stripStackTrace(text, 'Error')).toBe(text);
   });
@@ -90,6 +93,29 @@ describe('STACK_HINT', () => {
     }
     // The mutants do reach the patterns (a test that never gets past `continue` proves nothing).
     expect(framed).toBeGreaterThan(10_000);
+  });
+  it('matches every pattern-matching text made of frame pieces joined at random', () => {
+    let framed = 0;
+    const pieces = [...PIECES, ':line\t3', ', line\t2', ' in x.cs', 'line  4', 'goroutine 27 [', '  at ', 'Array.map', '.kt:', 'File "a.py"', ', line 2', 'Traceback (most recent call last)', ' in C:\\x.cs'];
+    for (let n = 0; n < 40_000; n++) {
+      let text = '';
+      for (let k = 2 + next(14); k > 0; k--) text += pieces[next(pieces.length)];
+      if (!STACK_PATTERNS.some((re) => re.test(text))) continue;
+      framed++;
+      expect(STACK_HINT.test(text), JSON.stringify(text)).toBe(true);
+    }
+    expect(framed).toBeGreaterThan(1000);
+  });
+  it('runs in linear time on long runs of line breaks and frame starts (hostile text)', () => {
+    // Each once took seconds to minutes (quadratic backtracking); linear, each is a few ms.
+    const hostile = ['\n'.repeat(100_000) + ':1', ' \n'.repeat(50_000) + ':1', '\nat '.repeat(25_000) + ':1', '\t/a.go'.repeat(16_000) + ':1'];
+    const started = performance.now();
+    for (const text of hostile) {
+      containsStackTrace(text);
+      stripStackTrace(text, 'Error');
+    }
+    // A bound far above linear time (tens of ms) and far below the quadratic one (minutes).
+    expect(performance.now() - started).toBeLessThan(3000);
   });
   it('matches each runtime frame above', () => {
     for (const text of Object.values(TRACES)) expect(STACK_HINT.test(text), text).toBe(true);

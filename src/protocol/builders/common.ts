@@ -14,13 +14,15 @@ const DRAFT_IDENTIFIER = new RegExp(`\\b${AAP_DRAFT_HOST.replace(/\./g, '\\.')}\
 export const STACK_PATTERNS: readonly RegExp[] = [
   // V8 / JavaScript frames, on their own line or inline after the error text:
   // "    at fn (/app/x.js:10:5)", "TypeError: boom at Foo (/x.js:1:2)", "at async file:///app/x.mjs:3:9",
-  // "at node:internal/…:1:2". A frame names a path-like location with :line(:column).
-  /(^|\n)\s*at\s+(?:async\s+)?(?:[^\n()]*\()?(?:file:\/\/|node:|\/|[A-Za-z]:\\|<anonymous>)[^\n]*:\d+(?::\d+)?\)?/,
-  /(^|\n)\s*at\s+[\w$.<>[\]]+\s+\([^)\n]*:\d+:\d+\)/,
+  // "at node:internal/…:1:2". A frame names a path-like location with :line(:column). The indent
+  // is `[ \t]*`, not `\s*`: `\s*` after `(^|\n)` runs over every following line break, which made
+  // a long run of them quadratic (100 KB took 24 s).
+  /(^|\n)[ \t]*at\s+(?:async\s+)?(?:[^\n()]*\()?(?:file:\/\/|node:|\/|[A-Za-z]:\\|<anonymous>)[^\n]*:\d+(?::\d+)?\)?/,
+  /(^|\n)[ \t]*at\s+[\w$.<>[\]]+\s+\([^)\n]*:\d+:\d+\)/,
   /\bat\s+(?:async\s+)?[\w$.<>[\]]+\s+\((?:file:\/\/|node:|\/|\.{0,2}\/|[A-Za-z]:\\|<anonymous>)[^)\n]*:\d+:\d+\)/,
   /\bat\s+(?:async\s+)?(?:file:\/\/|node:|\/)[^\s()]*:\d+:\d+/,
   // V8 frames of builtins, which have no line: "at Array.map (<anonymous>)", "at new Promise (<anonymous>)".
-  /\bat\s+(?:new\s+|async\s+)?[\w$.<>[\]]+\s+\((?:<anonymous>|native)\)/,
+  /\bat\s+(?:new\s+|async\s+)?[\w$.<>[\]]+\s+\(<anonymous>\)/,
   // Java / .NET frames: "at com.example.Foo.bar(Foo.java:42)", "at X.Y() in C:\x.cs:line 12"
   // Java 9+ prefixes the module or class loader: "at java.base/java.lang.Thread.run(Thread.java:833)", "at app//x.Y.z(Y.java:7)".
   /\bat\s+(?:[\w$.@-]+\/{1,2})?[\w$.]+\([\w$]+\.(?:java|kt|scala):\d+\)/,
@@ -30,17 +32,18 @@ export const STACK_PATTERNS: readonly RegExp[] = [
   /\bFile "[^"\n]+", line \d+/,
   // Go
   /\bgoroutine \d+ \[/,
-  // Go frame locations: "\t/app/main.go:12 +0x1d".
+  // Go frame locations: "\t/app/main.go:12 +0x1d", and an inlined frame's "\t/app/main.go:12".
   /\.go:\d+ \+0x[0-9a-f]+\b/,
+  /(^|\n)\t\S+\.go:\d+/,
 ];
 
 /**
  * Text every match of STACK_PATTERNS contains: `:` and a digit (the JavaScript, Java, Kotlin and
- * Go frames' `:line`), `line` and a digit (.NET, Python), a V8 builtin's `(<anonymous>)` or
- * `(native)`, or the Python and Go headers. One test of it clears an ordinary message, which is
+ * Go frames' `:line`), `line` and a digit (.NET, Python), a V8 builtin's `(<anonymous>)`, or
+ * the Python and Go headers. One test of it clears an ordinary message, which is
  * checked several times per error (issue 14). @internal exported for the test.
  */
-export const STACK_HINT = /:\d|line\s+\d|\((?:<anonymous>|native)\)|Traceback \(|goroutine \d/;
+export const STACK_HINT = /:\d|line\s+\d|\(<anonymous>\)|Traceback \(|goroutine \d/;
 
 /**
  * True when `text` looks like it contains a stack trace (JavaScript, Java/.NET, Python or Go
