@@ -118,7 +118,7 @@ function envelope(span) {
 const withRecord = { logger: null, otelLogger };
 // Each variant handles one error on a span of its own, its event and report built as in `base`.
 const PARTS = {
-  base: (span, e, r) => span.end(),
+  base: (span) => span.end(),
   span: (span, e, r) => {
     adoptServerSpan(span, 'SendMessage', null, 1);
     finishCallSpan(span, r, e.occurred_at, false);
