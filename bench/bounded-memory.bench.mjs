@@ -6,20 +6,12 @@
 // every call, which walks over the deleted slots in front of it: 12–46 µs per record and
 // 7–24 µs per error id by round 2. Wall time of a tight loop, ns per call, one line per round.
 //   npm run build && node bench/bounded-memory.bench.mjs [rounds=6]
+import { countArgs } from './args.mjs';
 import { ErrorIdMemory } from '../dist/instrument/error-id-memory.js';
 import { RetryTracker } from '../dist/instrument/retry-tracker.js';
 
 const USAGE = 'usage: node bench/bounded-memory.bench.mjs [rounds=6]';
-const argv = process.argv.slice(2);
-if (argv.includes('--help') || argv.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
-if (argv.length > 1 || (argv[0] !== undefined && !/^[1-9]\d{0,3}$/.test(argv[0]))) {
-  console.error(`bounded-memory bench: ${argv.length > 1 ? 'too many arguments' : `not a positive whole number: ${argv[0]}`} — ${USAGE}`);
-  process.exit(2);
-}
-const ROUNDS = Number(argv[0] ?? 6);
+const [ROUNDS] = countArgs(process.argv.slice(2), 'bounded-memory bench', USAGE, [{ name: 'rounds', default: 6, max: 9999 }]);
 const N = 50_000;
 const tracker = new RetryTracker({ maxKeys: N });
 const ids = new ErrorIdMemory(N);

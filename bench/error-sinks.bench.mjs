@@ -25,21 +25,14 @@ import { AggregationTemporality, PeriodicExportingMetricReader } from '@opentele
 import { logs } from '@opentelemetry/api-logs';
 import { metrics, trace } from '@opentelemetry/api';
 import { pino } from 'pino';
+import { countArgs } from './args.mjs';
 
 const USAGE = 'usage: node bench/error-sinks.bench.mjs [rounds=12] [errors=5000]';
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
 // At most 9 000 errors per trial: the audit sink's queue holds 10 000 rows.
-const bad = args.find((a, i) => !/^[1-9]\d{0,3}$/.test(a) || (i === 1 && Number(a) > 9000));
-if (bad !== undefined || args.length > 2) {
-  console.error(`error-sinks bench: ${bad !== undefined ? `bad argument ${JSON.stringify(bad)}` : 'too many arguments'} — ${USAGE}`);
-  process.exit(2);
-}
-const ROUNDS = Number(args[0] ?? 12);
-const ERRORS = Number(args[1] ?? 5000);
+const [ROUNDS, ERRORS] = countArgs(process.argv.slice(2), 'error-sinks bench', USAGE, [
+  { name: 'rounds', default: 12, max: 9999 },
+  { name: 'errors', default: 5000, max: 9000 },
+]);
 
 /** Discarding exporters that count what reached them. */
 const exported = { spans: 0, records: 0 };
