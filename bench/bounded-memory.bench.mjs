@@ -7,8 +7,8 @@
 // 7–24 µs per error id by round 2. Wall time of a tight loop, ns per call, one line per round.
 //   npm run build && node bench/bounded-memory.bench.mjs [rounds=6]
 import { countArgs } from './args.mjs';
-import { ErrorIdMemory } from '../dist/instrument/error-id-memory.js';
-import { RetryTracker } from '../dist/instrument/retry-tracker.js';
+import { ErrorIdMemory } from '../dist/instrument/exchange/error-id-memory.js';
+import { RetryTracker } from '../dist/instrument/exchange/retry-tracker.js';
 
 const USAGE = 'usage: node bench/bounded-memory.bench.mjs [rounds=6]';
 const [ROUNDS] = countArgs(process.argv.slice(2), 'bounded-memory bench', USAGE, [{ name: 'rounds', default: 6, max: 9999 }]);

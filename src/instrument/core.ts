@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context as otelContext, isSpanContextValid, metrics, trace } from '@opentelemetry/api';
+import { context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import type { LoggerProvider } from '@opentelemetry/api-logs';
@@ -17,21 +17,29 @@ import type * as PinoModule from 'pino';
 import type { Logger } from 'pino';
 import { PseudonymKeyError, createPseudonymizer, loadPseudonymizer, openAuditSink, openFailedSink, resolveDbPath } from '../audit/index.js';
 import type { AuditHealth, AuditSink } from '../audit/sink.js';
-import { ExchangeErrors, bindToTrace, installAapErrorHook } from './aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE, SEMCONV_SCHEMA_URL } from './attributes.js';
 import { EndpointForms } from './endpoint-forms.js';
-import { ErrorIdMemory } from './error-id-memory.js';
+import { ErrorIdMemory } from './exchange/error-id-memory.js';
+import { observeExchange } from './exchange/exchange.js';
+import { RetryTracker } from './exchange/retry-tracker.js';
+import { resourceServiceName } from './host-resource.js';
 import type { TriageCore } from './internal-types.js';
-import { createInstruments } from './metrics.js';
-import type { InstrumentsHandle } from './metrics.js';
-import { observeExchange } from './observer.js';
-import { isTapped } from './response-tap.js';
-import { DEFAULTS, DEFAULT_KNOWN_METHODS, DEFAULT_KNOWN_SKILLS, defaultCredential } from './options.js';
-import { RetryTracker } from './retry-tracker.js';
+import { DEFAULTS } from './options.js';
+import type { Settings } from './options.js';
 import { SafeCaller } from './safe-call.js';
-import { TrafficCounter } from './traffic.js';
-import type { Pseudonymizer, TriageOptions } from './types.js';
+import { LineSampler } from './sinks/line-sampler.js';
+import { logOmitted } from './sinks/log.js';
+import { createInstruments } from './sinks/metrics.js';
+import type { InstrumentsHandle } from './sinks/metrics.js';
+import { TrafficCounter } from './sinks/traffic.js';
+import { ExchangeErrors, bindToTrace, installAapErrorHook } from './taps/aap-error-hook.js';
+import { installRequestTap } from './taps/request-tap.js';
+import { installResponseTap, isTapped } from './taps/response-tap.js';
+import type { Pseudonymizer } from './types.js';
 import { VERSION } from './version.js';
+
+/** The global logs API key (api-logs' `GLOBAL_LOGS_API_KEY`): present once a LoggerProvider is registered. */
+const GLOBAL_LOGS_KEY = Symbol.for('io.opentelemetry.js.api.logs');
 
 /** Scope options of every tracer, meter and logger the core takes: the semconv schema URL. */
 const SCOPE = { schemaUrl: SEMCONV_SCHEMA_URL } as const;
@@ -61,25 +69,34 @@ export interface CoreHandle {
   setMeterProvider(provider: MeterProvider): void;
   /** Uses `provider` for the `aap.error` log records. */
   setLoggerProvider(provider: LoggerProvider): void;
-  /** Flushes traffic counters and the audit sink, then closes the sink. Never rejects. Idempotent. */
+  /**
+   * Installs the host taps (response and request prototypes, the AapError hook) and starts
+   * observing; `disable()` uninstalls them (restored exactly as found once no other core needs
+   * them and no response is in flight) and lets exchanges pass through. Both idempotent.
+   */
+  enable(): void;
+  disable(): void;
+  /** Disables, flushes traffic counters, log summaries and the audit sink, then closes the sink. Never rejects. Idempotent. */
   shutdown(): Promise<void>;
 }
 
 /**
- * Builds a core from checked options (checkOptions in options.ts). Opening the audit database
- * or key may fail: telemetry then keeps working and one warning says why. Starts a traffic
- * flush timer (unref'd) that `shutdown()` stops.
+ * Builds a core from resolved settings (checkOptions in options.ts), enabled. Opening the audit
+ * database or key may fail: telemetry then keeps working and one warning says why. Starts a
+ * traffic flush timer (unref'd) that `shutdown()` stops.
  */
-export function createCore(o: TriageOptions): CoreHandle {
-  const logger: Logger | null = o.logger === false ? null : (o.logger ?? defaultLogger());
+export function createCore(s: Settings, providers: { tracerProvider: TracerProvider; meterProvider: MeterProvider }): CoreHandle {
+  const logger: Logger | null = s.logger === false ? null : (s.logger ?? defaultLogger());
   const safe = new SafeCaller(logger ? (fields, msg) => logger.warn(fields, msg) : undefined);
-  const service = o.serviceName ?? (process.env.OTEL_SERVICE_NAME || DEFAULTS.serviceName);
+  // The option or OTEL_SERVICE_NAME; else the host's resource, read again when a provider is set.
+  let service = s.serviceName ?? resourceServiceName(providers.tracerProvider) ?? DEFAULTS.serviceName;
+  const serviceFromResource = s.serviceName === null;
 
-  const traffic = new TrafficCounter(service);
-  let sink: AuditSink | null = o.auditSink ?? null;
-  let pseudonymizer: Pseudonymizer | null = o.pseudonymizer ?? null;
-  if (!sink && o.auditDb !== false) {
-    const path = resolveDbPath(o.auditDb);
+  const traffic = new TrafficCounter(() => core.service);
+  let sink: AuditSink | null = s.auditSink;
+  let pseudonymizer: Pseudonymizer | null = s.pseudonymizer;
+  if (!sink && s.auditDb !== false) {
+    const path = resolveDbPath(s.auditDb);
     // The key first (loading it creates the database folder and the key file): a key that cannot
     // be loaded or saved stops audit writing, never a throwaway key whose rows no lookup or
     // `forget` could match (issue 16). The "created key file" notice goes where the host's own
@@ -135,33 +152,40 @@ export function createCore(o: TriageOptions): CoreHandle {
     return value;
   };
 
+  // A LoggerProvider given to this core (the SDK's, through the instrumentation) that is not the
+  // API's proxy is a logs pipeline; so is any provider registered globally.
+  let ownLogsPipeline = false;
   const core: TriageCore = {
+    settings: s,
     service,
-    tracer: (o.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
+    tracer: providers.tracerProvider.getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
     instruments: null,
     otelLogger: logs.getLogger(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
+    logsPipeline: () => ownLogsPipeline || (globalThis as Record<symbol, unknown>)[GLOBAL_LOGS_KEY] !== undefined,
     logger,
+    hostLogger: s.logger !== undefined && s.logger !== false,
+    lines: new LineSampler(s.logLinesPerSecond, (o) => safe.call('log', () => logOmitted(core, o), undefined)),
     safe,
     sink,
     pseudonymizer,
     clientPseudonym,
     fingerprintOf,
-    tracker: new RetryTracker({
-      windowMs: o.retryWindowMs ?? DEFAULTS.retryWindowMs,
-      maxKeys: o.retryTrackerMaxKeys ?? DEFAULTS.retryTrackerMaxKeys,
-    }),
+    tracker: new RetryTracker({ windowMs: s.retryWindowMs, maxKeys: s.retryTrackerMaxKeys }),
     traffic,
-    knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
-    knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
     errorIds: new ErrorIdMemory(),
-    forms: new EndpointForms(o.aapForm ?? DEFAULTS.aapForm, o.requiredExtensionUri ?? null, o.agentCard),
-    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-    credential: o.credential ?? defaultCredential,
-    requiredExtensionUri: o.requiredExtensionUri ?? null,
-    maxAuditedCalls: o.maxAuditedCallsPerExchange ?? DEFAULTS.maxAuditedCallsPerExchange,
-    active: true,
+    forms: new EndpointForms(s.aapForm, s.requiredExtensionUri, s.agentCard),
+    active: false,
   };
-  installAapErrorHook();
+  // Learns service.name from the host's resource when neither the option nor the environment named it.
+  const learnService = (provider: TracerProvider): void => {
+    if (!serviceFromResource) return;
+    const name = resourceServiceName(provider);
+    if (name !== null && name !== service) {
+      service = name;
+      core.service = name;
+    }
+  };
+  let tracerProvider = providers.tracerProvider;
 
   let instrumentsHandle: InstrumentsHandle | null = null;
   const setMeterProvider = (provider: MeterProvider): void => {
@@ -171,7 +195,7 @@ export function createCore(o: TriageOptions): CoreHandle {
     instrumentsHandle = next;
     core.instruments = next?.instruments ?? null;
   };
-  setMeterProvider(o.meterProvider ?? metrics.getMeterProvider());
+  setMeterProvider(providers.meterProvider);
 
   const flushTraffic = (): void => {
     const samples = core.traffic.drain();
@@ -180,11 +204,12 @@ export function createCore(o: TriageOptions): CoreHandle {
       safe.call('audit-traffic', () => s.recordTraffic(samples), undefined);
     }
   };
-  const timer = setInterval(flushTraffic, o.trafficFlushIntervalMs ?? DEFAULTS.trafficFlushIntervalMs);
+  const timer = setInterval(flushTraffic, s.trafficFlushIntervalMs);
   timer.unref();
 
+  let uninstalls: (() => void)[] | null = null;
   let closing: Promise<void> | null = null;
-  return {
+  const handle: CoreHandle = {
     core,
     observe(req, res, bind) {
       // A response some core already taps is that core's: the first observer (the
@@ -192,6 +217,8 @@ export function createCore(o: TriageOptions): CoreHandle {
       // the exchange, later ones pass it through. So `createTriage` and
       // `AapTriageInstrumentation` used together record each call once.
       if (!core.active || isTapped(res) || res.writableEnded) return null;
+      // A host that starts its SDK after creating the triage: its resource names the service.
+      if (serviceFromResource && service === DEFAULTS.serviceName) learnService(tracerProvider);
       const errors = new ExchangeErrors();
       // The active span's validity is checked here once; the exchange reuses the result.
       const span = trace.getSpan(otelContext.active());
@@ -202,17 +229,34 @@ export function createCore(o: TriageOptions): CoreHandle {
       return errors;
     },
     setTracerProvider(provider) {
+      tracerProvider = provider;
       core.tracer = provider.getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE);
+      learnService(provider);
     },
     setMeterProvider,
     setLoggerProvider(provider) {
       core.otelLogger = provider.getLogger(INSTRUMENTATION_SCOPE, VERSION, SCOPE);
+      // The API's own provider (proxy or no-op) is what `logs.getLoggerProvider()` returns while
+      // none is registered: not a pipeline.
+      ownLogsPipeline = provider !== logs.getLoggerProvider();
+    },
+    enable() {
+      if (uninstalls || closing) return;
+      uninstalls = [installResponseTap(), installRequestTap(), installAapErrorHook()];
+      core.active = true;
+    },
+    disable() {
+      if (!uninstalls) return;
+      core.active = false;
+      for (const uninstall of uninstalls) uninstall();
+      uninstalls = null;
     },
     shutdown() {
       closing ??= (async () => {
+        handle.disable();
         clearInterval(timer);
         flushTraffic();
-        core.active = false;
+        safe.call('log', () => core.lines.flush(), undefined);
         instrumentsHandle?.release();
         if (sink) {
           const s = sink;
@@ -222,4 +266,6 @@ export function createCore(o: TriageOptions): CoreHandle {
       return closing;
     },
   };
+  handle.enable();
+  return handle;
 }

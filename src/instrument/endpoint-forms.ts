@@ -6,6 +6,7 @@
  * to the paths of the card's JSON-RPC interfaces. The card comes from the `agentCard` option or
  * from the card the host itself serves (`/.well-known/agent-card.json`, seen on its way out).
  */
+import { own } from '../protocol/extract.js';
 import type { AapForm, TriageOptions } from './types.js';
 
 /** A form the envelope can take. */
@@ -22,9 +23,6 @@ export interface EndpointForm {
   known: boolean;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const own = (o: unknown, k: string): unknown => (isObj(o) && Object.hasOwn(o, k) ? o[k] : undefined);
 
 /** Paths an agent card is served at (A2A 1.0 §8.2, and 0.3's name). */
 const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'];

@@ -8,6 +8,9 @@
  * before async attributes settled" through diag on the first scrape.
  */
 import { arch, hostname } from 'node:os';
+import { ProxyTracerProvider } from '@opentelemetry/api';
+import type { TracerProvider } from '@opentelemetry/api';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /** semconv `host.arch` values for Node's `os.arch()` names. */
 const ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm: 'arm32', ia32: 'x86', ppc: 'ppc32', ppc64: 'ppc64', arm64: 'arm64', s390x: 's390x' };
@@ -22,4 +25,28 @@ export function hostResourceAttributes(): Record<string, string> {
   }
   out['host.arch'] = ARCH[arch()] ?? arch();
   return out;
+}
+
+/** What the SDK's tracer provider holds of its resource (an SDK internal: read, never relied on). */
+interface WithResource {
+  _resource?: { attributes?: Record<string, unknown>; asyncAttributesPending?: boolean };
+}
+
+/**
+ * `service.name` of the host's OpenTelemetry resource, read from its tracer provider (the global
+ * proxy's delegate, or the provider itself), as contrib instrumentations take it: the resource
+ * merges `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` and the host's own `serviceName`. Null
+ * when the provider is not the SDK's, the resource still waits for async attributes, or it holds
+ * only the SDK's `unknown_service` default. Never throws.
+ */
+export function resourceServiceName(provider: TracerProvider): string | null {
+  try {
+    const sdk = (provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider) as WithResource;
+    const resource = sdk._resource;
+    if (!resource || resource.asyncAttributesPending) return null;
+    const name = resource.attributes?.[ATTR_SERVICE_NAME];
+    return typeof name === 'string' && name !== '' && !name.startsWith('unknown_service') ? name : null;
+  } catch {
+    return null;
+  }
 }

@@ -4,10 +4,13 @@
  *     new NodeSDK({ instrumentations: [new HttpInstrumentation(), new AapTriageInstrumentation({ auditDb: './audit.db' })] })
  *
  * observes every `node:http` server in the process. Like contrib's undici instrumentation it
- * patches nothing: it subscribes to the `http.server.request.start` diagnostics channel, which
- * Node (≥ 20.19 here) publishes synchronously just before a server emits 'request', and hands
- * each exchange to the shared core (core.ts). `disable()` unsubscribes, `enable()` subscribes
- * again; tracer, meter and logger providers set after construction (as NodeSDK does, in either
+ * finds exchanges without wrapping servers: it subscribes to the `http.server.request.start`
+ * diagnostics channel, which Node (≥ 20.19 here) publishes synchronously just before a server
+ * emits 'request', and hands each exchange to the shared core (core.ts). To see the bytes, the
+ * core installs three process-wide taps (src/instrument/taps: methods of
+ * `ServerResponse.prototype`, `IncomingMessage.prototype.emit`, the global AapError hook);
+ * `disable()` unsubscribes and uninstalls them, restoring each as found once no other triage
+ * needs it, and `enable()` does both again. Tracer, meter and logger providers set after construction (as NodeSDK does, in either
  * construction order) are used from then on through the standard `setTracerProvider` /
  * `setMeterProvider` → `_updateMetricInstruments` / `setLoggerProvider` path.
  *
@@ -22,7 +25,7 @@ import { logs } from '@opentelemetry/api-logs';
 import type { LoggerProvider } from '@opentelemetry/api-logs';
 import { InstrumentationBase } from '@opentelemetry/instrumentation';
 import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
-import { enterErrors } from './aap-error-hook.js';
+import { enterErrors } from './taps/aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
 import { createCore } from './core.js';
 import type { CoreHandle } from './core.js';
@@ -87,8 +90,7 @@ export class AapTriageInstrumentation extends InstrumentationBase<AapTriageInstr
 
   private ensureHandle(): CoreHandle {
     if (!this._handle) {
-      const handle = createCore({
-        ...triageOptions(this.getConfig()),
+      const handle = createCore(triageOptions(this.getConfig()), {
         tracerProvider: this._tracerProviderSet ?? trace.getTracerProvider(),
         meterProvider: this._meterProviderSet ?? metrics.getMeterProvider(),
       });
@@ -98,21 +100,29 @@ export class AapTriageInstrumentation extends InstrumentationBase<AapTriageInstr
     return this._handle;
   }
 
-  /** Subscribes to `http.server.request.start` (creating the core on first use). Idempotent. */
+  /**
+   * Subscribes to `http.server.request.start` and installs the host taps (creating the core on
+   * first use). Idempotent.
+   */
   override enable(): void {
     super.enable();
     if (this._subscribed || this._closing) return;
-    this.ensureHandle();
+    this.ensureHandle().enable();
     subscribe(REQUEST_START_CHANNEL, this.listener());
     this._subscribed = true;
   }
 
-  /** Unsubscribes; exchanges in flight finish and are reported. Idempotent. */
+  /**
+   * Unsubscribes and uninstalls the host taps: `ServerResponse.prototype`,
+   * `IncomingMessage.prototype` and the global AapError hook are as found once no other triage
+   * needs them (exchanges in flight finish and are reported first). Idempotent.
+   */
   override disable(): void {
     super.disable();
     if (!this._subscribed) return;
     unsubscribe(REQUEST_START_CHANNEL, this.listener());
     this._subscribed = false;
+    this._handle?.disable();
   }
 
   /**

@@ -40,6 +40,7 @@ export const DEFAULTS = {
   retryTrackerMaxKeys: 50_000,
   trafficFlushIntervalMs: 60_000,
   maxAuditedCallsPerExchange: 100,
+  logLinesPerSecond: 10,
 } as const;
 
 const KNOWN_KEYS = new Set([
@@ -61,6 +62,7 @@ const KNOWN_KEYS = new Set([
   'retryTrackerMaxKeys',
   'trafficFlushIntervalMs',
   'maxAuditedCallsPerExchange',
+  'logLinesPerSecond',
 ]);
 
 function positiveInt(options: TriageOptions, name: keyof TriageOptions): void {
@@ -90,10 +92,67 @@ function checkAapForm(v: unknown): void {
 }
 
 /**
- * Checks `options` at construction. Throws TypeError / RangeError naming the option; this is the
- * only place the instrumentation throws, and only from `createTriage` itself.
+ * Every option resolved: what `checkOptions` returns, frozen, with each default applied once
+ * (nothing downstream writes `?? DEFAULTS.x`). `serviceName` is null when neither the option nor
+ * `OTEL_SERVICE_NAME` names the service: the core then takes it from the host's resource.
  */
-export function checkOptions(options: unknown): TriageOptions {
+export interface Settings {
+  readonly serviceName: string | null;
+  readonly auditDb: string | false | undefined;
+  readonly auditSink: NonNullable<TriageOptions['auditSink']> | null;
+  readonly credential: (req: IncomingMessage) => string | null | undefined;
+  readonly knownMethods: ReadonlySet<string>;
+  readonly knownSkills: ReadonlySet<string>;
+  readonly aapForm: NonNullable<TriageOptions['aapForm']>;
+  readonly agentCard: unknown;
+  readonly maxBodyBytes: number;
+  /** The host's own logger (its lines are kept whatever the logs pipeline), null for none, undefined for the default. */
+  readonly logger: TriageOptions['logger'];
+  readonly requiredExtensionUri: string | null;
+  readonly tracerProvider: NonNullable<TriageOptions['tracerProvider']> | null;
+  readonly meterProvider: NonNullable<TriageOptions['meterProvider']> | null;
+  readonly pseudonymizer: NonNullable<TriageOptions['pseudonymizer']> | null;
+  readonly retryWindowMs: number;
+  readonly retryTrackerMaxKeys: number;
+  readonly trafficFlushIntervalMs: number;
+  readonly maxAuditedCallsPerExchange: number;
+  readonly logLinesPerSecond: number;
+}
+
+/**
+ * Checks `options` at construction and resolves every default (see {@link Settings}). Throws
+ * TypeError / RangeError naming the option; this is the only place the instrumentation throws,
+ * and only from `createTriage` / the instrumentation's constructor and `setConfig`.
+ */
+export function checkOptions(options: unknown, env: NodeJS.ProcessEnv = process.env): Settings {
+  return resolve(validate(options), env);
+}
+
+function resolve(o: TriageOptions, env: NodeJS.ProcessEnv): Settings {
+  return Object.freeze({
+    serviceName: o.serviceName ?? (env.OTEL_SERVICE_NAME || null),
+    auditDb: o.auditDb,
+    auditSink: o.auditSink ?? null,
+    credential: o.credential ?? defaultCredential,
+    knownMethods: new Set(o.knownMethods ?? DEFAULT_KNOWN_METHODS),
+    knownSkills: new Set(o.knownSkills ?? DEFAULT_KNOWN_SKILLS),
+    aapForm: o.aapForm ?? DEFAULTS.aapForm,
+    agentCard: o.agentCard,
+    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    logger: o.logger,
+    requiredExtensionUri: o.requiredExtensionUri ?? null,
+    tracerProvider: o.tracerProvider ?? null,
+    meterProvider: o.meterProvider ?? null,
+    pseudonymizer: o.pseudonymizer ?? null,
+    retryWindowMs: o.retryWindowMs ?? DEFAULTS.retryWindowMs,
+    retryTrackerMaxKeys: o.retryTrackerMaxKeys ?? DEFAULTS.retryTrackerMaxKeys,
+    trafficFlushIntervalMs: o.trafficFlushIntervalMs ?? DEFAULTS.trafficFlushIntervalMs,
+    maxAuditedCallsPerExchange: o.maxAuditedCallsPerExchange ?? DEFAULTS.maxAuditedCallsPerExchange,
+    logLinesPerSecond: o.logLinesPerSecond ?? DEFAULTS.logLinesPerSecond,
+  });
+}
+
+function validate(options: unknown): TriageOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) throw new TypeError('createTriage: options must be an object');
   const o = options as TriageOptions;
@@ -124,6 +183,7 @@ export function checkOptions(options: unknown): TriageOptions {
   positiveInt(o, 'retryTrackerMaxKeys');
   positiveInt(o, 'trafficFlushIntervalMs');
   positiveInt(o, 'maxAuditedCallsPerExchange');
+  positiveInt(o, 'logLinesPerSecond');
   if (o.requiredExtensionUri !== undefined && (typeof o.requiredExtensionUri !== 'string' || !URL.canParse(o.requiredExtensionUri))) {
     throw new TypeError('createTriage: option requiredExtensionUri must be an absolute URI');
   }

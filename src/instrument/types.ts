@@ -70,9 +70,12 @@ export interface TriageOptions {
    */
   maxBodyBytes?: number;
   /**
-   * pino logger for the one line per error (and the instrumentation's own warnings), or `false`
-   * for none.
-   * @default pino at level warn to stderr (nothing on the host's stdout)
+   * pino logger for the line per error (and the instrumentation's own warnings), or `false` for
+   * none. A logger given here always gets its lines (sampled in storms, see `logLinesPerSecond`).
+   * Without one, each error leaves as one log event (DESIGN §2): the OpenTelemetry `aap.error`
+   * record when the host has a logs pipeline (a global LoggerProvider, e.g. NodeSDK with a log
+   * record processor or `aap-triage/register`), else the line of the default logger.
+   * @default pino at level warn to stderr (nothing on the host's stdout), used when no logs pipeline exists
    */
   logger?: Logger | false;
   /**
@@ -127,6 +130,15 @@ export interface TriageOptions {
    * @default 100
    */
   maxAuditedCallsPerExchange?: number;
+  /**
+   * Most pino lines per second for one (service, code) during a storm (DESIGN §2, zap-style
+   * sampling): the first this many errors of a code in a second get their line; the rest of that
+   * second are counted, and one summary line (`omitted`: the exact count) follows when the second
+   * is over. Only the human-readable line is sampled: the audit row, the metrics and the
+   * OpenTelemetry `aap.error` record stay one per error.
+   * @default 10
+   */
+  logLinesPerSecond?: number;
 }
 
 /** What {@link createTriage} returns. */

@@ -113,12 +113,14 @@ export function safeMethodOriginal(method: unknown): string | null {
 }
 
 /**
- * The JSON-RPC id as the `jsonrpc.request.id` attribute: an integer of magnitude below 10^7, or
- * a short token (see {@link SAFE_REQUEST_ID_TOKEN}); anything else is null (omitted).
+ * The JSON-RPC id as the `jsonrpc.request.id` attribute: an integer of magnitude below 10^7, a
+ * short token (see {@link SAFE_REQUEST_ID_TOKEN}), or `""` (a present, non-null id: semconv
+ * leaves out only null and absent ids); anything else is null (omitted).
  */
 export function safeRequestId(id: unknown): string | null {
   if (typeof id === 'number') return Number.isInteger(id) && Math.abs(id) <= MAX_REQUEST_ID_NUMBER ? String(id) : null;
   if (typeof id !== 'string') return null;
+  if (id === '') return id;
   return SAFE_REQUEST_ID_TOKEN.test(id) && !DIGIT_RUN.test(id) ? id : null;
 }
 

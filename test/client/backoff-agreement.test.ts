@@ -14,7 +14,7 @@ import { createAapFetch, withRetries } from '../../src/client/index.js';
 import type { WithRetriesOptions } from '../../src/client/index.js';
 import { createRng } from '../../src/demo/rng.js';
 import type { Rng } from '../../src/demo/rng.js';
-import { RetryTracker } from '../../src/instrument/retry-tracker.js';
+import { RetryTracker } from '../../src/instrument/exchange/retry-tracker.js';
 import { HEADER_ATTEMPT, MAX_ATTEMPTS_CAP, buildDmc12Error } from '../../src/protocol/index.js';
 import type { RetryFlag } from '../../src/protocol/index.js';
 

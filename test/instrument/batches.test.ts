@@ -7,7 +7,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPPED_LOG_MESSAGE, EXCHANGE_CAP_REASON } from '../../src/instrument/observer.js';
+import { CAPPED_LOG_MESSAGE, EXCHANGE_CAP_REASON } from '../../src/instrument/sinks/log.js';
 import { post } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, dmc12Listener, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
 import type { Dmc12Server } from '../helpers/dmc12-server.js';
@@ -44,7 +44,8 @@ const CAP = 20;
 let h: Harness;
 let srv: Dmc12Server;
 beforeAll(async () => {
-  h = createHarness({ maxAuditedCallsPerExchange: CAP });
+  // One line per audited error is counted below: storm sampling of the lines (test/instrument/log-sampling.test.ts) is set out of the way.
+  h = createHarness({ maxAuditedCallsPerExchange: CAP, logLinesPerSecond: 1000 });
   srv = await startDmc12Server(h.triage, listener);
 });
 afterAll(async () => {

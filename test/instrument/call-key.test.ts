@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callKey, idempotencyKey } from '../../src/instrument/call-key.js';
+import { callKey, idempotencyKey } from '../../src/instrument/exchange/call-key.js';
 
 /** A key is a non-negative safe integer (53 bits). */
 const KEY = expect.toSatisfy((k: unknown) => Number.isSafeInteger(k) && (k as number) >= 0);

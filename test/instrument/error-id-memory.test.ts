@@ -3,7 +3,7 @@
  * oldest forgotten first, also after the ring has wrapped many times.
  */
 import { describe, expect, it } from 'vitest';
-import { ErrorIdMemory } from '../../src/instrument/error-id-memory.js';
+import { ErrorIdMemory } from '../../src/instrument/exchange/error-id-memory.js';
 
 const id = (n: number): string => `err_${n.toString(16).padStart(32, '0')}`;
 

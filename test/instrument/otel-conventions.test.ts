@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEMCONV_SCHEMA_URL } from '../../src/instrument/attributes.js';
 import { createTriage } from '../../src/instrument/index.js';
 import type { Triage } from '../../src/instrument/types.js';
-import { boundedDomainCode, boundedStatusCode, errorTypeOf } from '../../src/instrument/telemetry-codes.js';
+import { boundedDomainCode, boundedStatusCode, errorTypeOf } from '../../src/instrument/exchange/telemetry-codes.js';
 import { post } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
 import type { Dmc12Server } from '../helpers/dmc12-server.js';

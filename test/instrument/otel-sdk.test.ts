@@ -98,14 +98,14 @@ describe.each(['instrumentation-first', 'sdk-first'])('AapTriageInstrumentation 
     expect(cfg?.attributes['aap.skill']).toBe('_OTHER');
   });
 
-  it('logs no diag warning or error, writes only to stderr, and nothing but the fixture line to stdout', () => {
+  it('logs no diag warning or error, and nothing but the fixture line to stdout', () => {
     expect(run.out.diag).toEqual([]);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
-    const lines = run.stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.map((l) => [l.level, l.msg, l.code])).toEqual([
-      [40, 'json-rpc error sent', 'RESERVATION_CONFLICT'],
-      [40, 'json-rpc error sent', 'RESERVATION_CONFLICT'],
-    ]);
+  });
+
+  it('sends each error as one log event: the aap.error record of the host pipeline, no pino line besides (DESIGN §2)', () => {
+    expect(run.out.logs).toHaveLength(2);
+    expect(run.stderr.trim()).toBe('');
   });
 });
 

@@ -3,8 +3,8 @@
  * flags, first as a unit, then end to end through a DMC-12 server with the traffic counters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RetryTracker, minBackoffMs, RETRY_TRACKER_DEFAULTS } from '../../src/instrument/retry-tracker.js';
-import type { CallResult } from '../../src/instrument/retry-tracker.js';
+import { RetryTracker, minBackoffMs, RETRY_TRACKER_DEFAULTS } from '../../src/instrument/exchange/retry-tracker.js';
+import type { CallResult } from '../../src/instrument/exchange/retry-tracker.js';
 import { post } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
 import type { Dmc12Server } from '../helpers/dmc12-server.js';

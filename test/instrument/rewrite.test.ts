@@ -1,14 +1,14 @@
 /**
- * The wire rewrite on plain response objects (`rewriteItem`): each case is a host response
+ * The wire rewrite on plain response objects (`complete`): each case is a host response
  * spec/aap-errors.txt forbids or leaves incomplete, and what the rewrite must make of it. Every
  * case also checks the rule of issue 15: the result breaks no conformance rule the host's
  * response did not already break.
  */
 import { describe, expect, it } from 'vitest';
-import { ExchangeErrors } from '../../src/instrument/aap-error-hook.js';
-import { spliceJson } from '../../src/instrument/json-splice.js';
-import { REWRITE_RULES, rewriteItem } from '../../src/instrument/rewrite.js';
-import type { RewriteContext } from '../../src/instrument/rewrite.js';
+import { ExchangeErrors } from '../../src/instrument/taps/aap-error-hook.js';
+import { spliceJson } from '../../src/instrument/exchange/json-splice.js';
+import { REWRITE_RULES, complete } from '../../src/instrument/exchange/complete.js';
+import type { CompleteContext } from '../../src/instrument/exchange/complete.js';
 import { AAP_CODES, AapError, conformanceRuleIds } from '../../src/protocol/index.js';
 import type { AapCode, RequestCall } from '../../src/protocol/index.js';
 
@@ -16,14 +16,14 @@ const NOW = new Date('2026-12-01T12:00:00.000Z');
 const AAP_CALL = { family: 'aap', method: 'SendMessage', skill: 'inventory.vehicle', id: 'r1', isNotification: false, params: {} } as unknown as RequestCall;
 const URI_13 = 'https://autoagentprotocol.org/extensions/aap/v1.3';
 
-function ctx(over: Partial<RewriteContext> = {}): RewriteContext {
+function ctx(over: Partial<CompleteContext> = {}): CompleteContext {
   return { store: null, aapForm: '2.0', endpointForm: null, requiredExtensionUri: null, traceId: null, mayRewrite: true, now: NOW, ...over };
 }
 
 /** Runs the rewrite on a copy and returns the result with the rules before and after. */
-function run(item: Record<string, unknown>, c: RewriteContext = ctx(), call: RequestCall | null = AAP_CALL) {
+function run(item: Record<string, unknown>, c: CompleteContext = ctx(), call: RequestCall | null = AAP_CALL) {
   const before = conformanceRuleIds(item, { family: 'aap' });
-  const r = rewriteItem(structuredClone(item), call, c);
+  const r = complete(structuredClone(item), call, c);
   const after = conformanceRuleIds(r.item, c.endpointForm ? { family: 'aap', form: c.endpointForm } : { family: 'aap' });
   return { r, before, after, caused: after.filter((x) => !before.includes(x)) };
 }
@@ -278,7 +278,7 @@ describe('every envelope the rewrite promotes', () => {
               { jsonrpc: '2.0', id: 'r1', result: { kind: 'task', id: 't1', contextId: 'c1', status: { state: 'failed', message: { kind: 'message', role: 'agent', messageId: 'm1', parts: [{ kind: 'text', text: `Agent execution error: ${message}` }] } } } },
             ];
             for (const host of hosts) {
-              const r = rewriteItem(structuredClone(host), AAP_CALL, c);
+              const r = complete(structuredClone(host), AAP_CALL, c);
               if (!r.changed || !Object.hasOwn(r.item, 'error') || (r.item.error as { code: number }).code === -32603) continue;
               promoted += 1;
               expect(conformanceRuleIds(r.item, { family: 'aap', form }), `${code} / ${text} / ${withInstance}`).toEqual([]);

@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spliceJson, valueSpellings } from '../../src/instrument/json-splice.js';
+import { spliceJson, valueSpellings } from '../../src/instrument/exchange/json-splice.js';
 import { conformanceRuleIds } from '../../src/protocol/index.js';
 import { AAP_HEADERS, post, sendMessageBody } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, toolsCall } from '../helpers/dmc12-server.js';

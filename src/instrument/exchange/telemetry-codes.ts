@@ -13,8 +13,8 @@ import {
   JSONRPC_ERRORS,
   TASK_FAILED_INFO,
   TASK_REJECTED_INFO,
-} from '../protocol/codes/index.js';
-import { DMC12_UNMAPPED_LEGACY, MALFORMED_ERROR_MEMBER } from '../protocol/parse-response.js';
+} from '../../protocol/codes/index.js';
+import { DMC12_UNMAPPED_LEGACY, MALFORMED_ERROR_MEMBER } from '../../protocol/parse-response.js';
 
 /** `_OTHER`: the value of a code no table knows (semconv `error.type` fallback). */
 export const CODE_OTHER = ERROR_TYPE_VALUE_OTHER;

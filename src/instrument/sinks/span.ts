@@ -24,9 +24,9 @@ import {
   ATTR_RPC_SYSTEM_NAME,
   RPC_METHOD_OTHER,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
-} from './attributes.js';
-import { safeRequestId } from '../protocol/value-patterns.js';
-import type { CallReport } from './internal-types.js';
+} from '../attributes.js';
+import { safeRequestId } from '../../protocol/value-patterns.js';
+import type { CallRecord, ExchangeRecords, TriageCore } from '../internal-types.js';
 
 /**
  * Span name of a call: the method, or `jsonrpc` (the `rpc.system.name`) when the method is
@@ -100,7 +100,7 @@ export function traceresponseFor(span: Span | undefined, valid = false): string 
  * Sets the call's attributes and status and ends the span at `endTime` (epoch ms); with `end`
  * false (an adopted HTTP server span, which its owner ends) it only sets them.
  */
-export function finishCallSpan(span: Span, r: CallReport, endTime: number, end = true): void {
+export function finishCallSpan(span: Span, r: CallRecord, endTime: number, end = true): void {
   if (!span.isRecording()) {
     if (end) span.end(endTime);
     return;
@@ -111,20 +111,25 @@ export function finishCallSpan(span: Span, r: CallReport, endTime: number, end =
   };
   if (r.skill !== null) a[ATTR_AAP_SKILL] = r.skill;
   if (r.flags.length > 0) a[ATTR_AAP_RETRY_FLAGS] = r.flags;
-  const e = r.error;
-  if (e) {
+  const e = r.event;
+  if (r.errorType !== null && e) {
     // Bounded codes only (telemetry-codes.ts): `_OTHER` for a code no table knows.
     if (r.statusCode !== null) a[ATTR_RPC_STATUS_CODE] = r.statusCode;
     if (r.errorType !== null) a[ATTR_ERROR_TYPE] = r.errorType;
     if (r.errorCode !== null) a[ATTR_AAP_ERROR_CODE] = r.errorCode;
-    if (e.retryable !== null) a[ATTR_AAP_ERROR_RETRYABLE] = e.retryable;
+    if (r.retryable !== null) a[ATTR_AAP_ERROR_RETRYABLE] = r.retryable;
     a[ATTR_AAP_ERROR_ID] = e.error_id;
     if (e.upstream_trace_id !== null) a[ATTR_AAP_UPSTREAM_TRACE_ID] = e.upstream_trace_id;
-    if (e.conformance.length > 0) a[ATTR_AAP_CONFORMANCE_RULES] = e.conformance;
+    if (r.conformance.length > 0) a[ATTR_AAP_CONFORMANCE_RULES] = r.conformance as string[];
     span.setAttributes(a);
     span.setStatus({ code: SpanStatusCode.ERROR });
   } else {
     span.setAttributes(a);
   }
   if (end) span.end(endTime);
+}
+
+/** The span sink: each audited call's span gets its attributes and status, and ends (unless it is the HTTP server span). */
+export function spanSink(_core: TriageCore, x: ExchangeRecords): void {
+  for (const r of x.records) if (r.span) finishCallSpan(r.span, r, r.endedAt, r.endsSpan);
 }

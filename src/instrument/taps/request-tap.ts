@@ -8,7 +8,8 @@
  * listener instead would switch the stream to flowing mode and change the host's flow.
  */
 import { IncomingMessage } from 'node:http';
-import { setBounded } from './bounded-map.js';
+import { setBounded } from '../bounded-map.js';
+import { PropertyPatch } from './patch.js';
 
 /**
  * The taps of requests in flight, by request; an entry leaves when its exchange ends. A plain
@@ -17,28 +18,32 @@ import { setBounded } from './bounded-map.js';
  */
 const taps = new Map<IncomingMessage, RequestBodyTap>();
 const MAX_TAPS = 65_536;
-let patched = false;
 
 /**
- * Patches `IncomingMessage.prototype.emit` once per process, so a tapped request needs no
- * per-instance wrapper (an own `emit` on each request costs every later property access on it).
- * A request without a tap pays one property read per emitted event.
+ * The patch of `IncomingMessage.prototype.emit`, so a tapped request needs no per-instance
+ * wrapper (an own `emit` on each request costs every later property access on it). A request
+ * without a tap pays one map read per emitted event. Installed by each triage core, removed (the
+ * inherited `emit` shows through again) when the last one is disabled ({@link installRequestTap}).
  */
-function patchEmit(): void {
-  if (patched) return;
-  patched = true;
-  const proto = IncomingMessage.prototype as unknown as { emit: (...a: unknown[]) => boolean };
-  const origEmit = proto.emit;
-  proto.emit = function emit(this: IncomingMessage, event: unknown, chunk?: unknown) {
-    const tap = taps.size === 0 ? undefined : taps.get(this);
-    if (tap !== undefined) {
-      if (event === 'data') tap.onData(chunk);
-      else if (event === 'end') tap.onEnd();
-    }
-    // `apply(this, arguments)` passes every argument on without the rest/spread copies (V8 fast path).
-    // eslint-disable-next-line prefer-rest-params
-    return origEmit.apply(this, arguments as unknown as unknown[]);
+const patch = new PropertyPatch(IncomingMessage.prototype, (proto) => {
+  const origEmit = proto.emit as (...a: unknown[]) => boolean;
+  return {
+    emit: function emit(this: IncomingMessage, event: unknown, chunk?: unknown) {
+      const tap = taps.size === 0 ? undefined : taps.get(this);
+      if (tap !== undefined) {
+        if (event === 'data') tap.onData(chunk);
+        else if (event === 'end') tap.onEnd();
+      }
+      // `apply(this, arguments)` passes every argument on without the rest/spread copies (V8 fast path).
+      // eslint-disable-next-line prefer-rest-params
+      return origEmit.apply(this, arguments as unknown as unknown[]);
+    },
   };
+});
+
+/** Patches `IncomingMessage.prototype.emit` for one more user; returns that user's uninstall (the last one restores it). */
+export function installRequestTap(): () => void {
+  return patch.install();
 }
 
 /** Whether `o` has an own enumerable key (without building the key list). */
@@ -58,8 +63,7 @@ export class RequestBodyTap {
     readonly req: IncomingMessage,
     private readonly maxBytes: number,
   ) {
-    if (this.frameworkBody() !== undefined || taps.has(req)) return;
-    patchEmit();
+    if (this.frameworkBody() !== undefined || taps.has(req) || !patch.active) return;
     setBounded(taps, req, this, MAX_TAPS);
   }
 

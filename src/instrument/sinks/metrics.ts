@@ -5,7 +5,7 @@
  */
 import { ValueType } from '@opentelemetry/api';
 import type { Attributes, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
-import type { AuditHealth } from '../audit/sink.js';
+import type { AuditHealth } from '../../audit/sink.js';
 import {
   ATTR_AAP_AUDIT_OUTCOME,
   ATTR_AAP_CONFORMANCE_RULE,
@@ -21,8 +21,8 @@ import {
   METRICS,
   RETRY_FLAG_NONE,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
-} from './attributes.js';
-import type { CallReport } from './internal-types.js';
+} from '../attributes.js';
+import type { CallRecord, ExchangeRecords, TriageCore } from '../internal-types.js';
 
 /**
  * A monotonic count kept in plain numbers on the hot path and reported through an observable
@@ -206,9 +206,9 @@ function ruleLabels(protocol: string, rule: string): Attributes {
 }
 
 /** The label sets of the last call and what they were built from: most calls repeat them. */
-let last: { r: Pick<CallReport, 'method' | 'protocol' | 'skill' | 'errorType' | 'statusCode' | 'errorCode'>; retryable: boolean | null; sets: LabelSets } | null = null;
+let last: { r: Pick<CallRecord, 'method' | 'protocol' | 'skill' | 'errorType' | 'statusCode' | 'errorCode'>; retryable: boolean | null; sets: LabelSets } | null = null;
 
-function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
+function labelsFor(r: CallRecord, retryable: boolean | null): LabelSets {
   const l = last;
   // Compared field by field (bounded strings, mostly the same constants): no key text per call.
   if (l && l.r.method === r.method && l.r.protocol === r.protocol && l.r.skill === r.skill && l.r.errorType === r.errorType && l.r.statusCode === r.statusCode && l.r.errorCode === r.errorCode && l.retryable === retryable) return l.sets;
@@ -217,7 +217,7 @@ function labelsFor(r: CallReport, retryable: boolean | null): LabelSets {
   return sets;
 }
 
-function labelSetsFor(r: CallReport, retryable: boolean | null): LabelSets {
+function labelSetsFor(r: CallRecord, retryable: boolean | null): LabelSets {
   const key = `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${r.errorCode ?? ''}\u0000${String(retryable)}`;
   let hit = labelCache.get(key);
   if (hit) return hit;
@@ -241,10 +241,10 @@ function labelSetsFor(r: CallReport, retryable: boolean | null): LabelSets {
  * Records one call — or `r.count` identical calls of one exchange: duration, attempts, and for
  * errors, retries and conformance, the counters (added once with the count).
  */
-export function recordCall(i: Instruments, r: CallReport): void {
-  const e = r.error;
-  const n = r.count ?? 1;
-  const labels = labelsFor(r, e ? e.retryable : null);
+export function recordCall(i: Instruments, r: CallRecord): void {
+  const n = r.count;
+  const isError = r.errorType !== null;
+  const labels = labelsFor(r, isError ? r.retryable : null);
   for (let k = 0; k < n; k++) {
     i.callDuration.record(r.durationS, labels.duration);
     i.attempts.record(r.attempt, labels.base);
@@ -253,10 +253,35 @@ export function recordCall(i: Instruments, r: CallReport): void {
     if (r.flags.length === 0) i.retries.add(n, retryLabels(labels, RETRY_FLAG_NONE));
     for (const flag of r.flags) i.retries.add(n, retryLabels(labels, flag));
   }
-  if (e && labels.error) {
+  if (isError && labels.error) {
     i.errors.add(n, labels.error);
-    for (const rule of e.conformance) {
-      i.conformance.add(n, ruleLabels(r.protocol, rule));
-    }
+    for (const rule of r.conformance) i.conformance.add(n, ruleLabels(r.protocol, rule));
   }
+}
+
+/** The metric group of a call in a batch: everything its labels and recorded values depend on. */
+function groupKey(r: CallRecord): string {
+  return `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.attempt}\u0000${r.flags.join(',')}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${r.errorCode ?? ''}\u0000${String(r.retryable)}\u0000${r.conformance.join(',')}`;
+}
+
+/**
+ * The metrics sink: every call's duration and attempt, and for errors the counters. The calls of
+ * a batch with identical labels and values are recorded once with their count.
+ */
+export function metricsSink(core: TriageCore, x: ExchangeRecords): void {
+  const instruments = core.instruments;
+  if (!instruments) return;
+  const records = x.records;
+  if (records.length === 1) {
+    recordCall(instruments, records[0] as CallRecord);
+    return;
+  }
+  const groups = new Map<string, CallRecord>();
+  for (const r of records) {
+    const key = groupKey(r);
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { ...r, count: 1 });
+  }
+  for (const r of groups.values()) recordCall(instruments, r);
 }

@@ -10,9 +10,9 @@
  * 50 000 keys were held (bench: a record in a tight loop, after the first 50 000). The walk now
  * runs once per sweep or eviction batch, so its cost is shared by the calls in between.
  */
-import type { RetryFlag } from '../protocol/error-event.js';
-import { dropOldest } from './bounded-map.js';
-import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BACKOFF_MULTIPLIER, RETRY_WINDOW_MS, backoffFloorMs } from '../protocol/retry.js';
+import type { RetryFlag } from '../../protocol/error-event.js';
+import { dropOldest } from '../bounded-map.js';
+import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BACKOFF_MULTIPLIER, RETRY_WINDOW_MS, backoffFloorMs } from '../../protocol/retry.js';
 
 /** Tracker settings; all times in milliseconds. */
 export interface RetryTrackerOptions {

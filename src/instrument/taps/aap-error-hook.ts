@@ -17,9 +17,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { context as otelContext, createContextKey, trace } from '@opentelemetry/api';
-import { setBounded } from './bounded-map.js';
-import { aapErrorFromMessage, asAapError } from './protocol-bridge.js';
-import type { AapErrorLike } from './protocol-bridge.js';
+import { setBounded } from '../bounded-map.js';
+import { aapErrorFromMessage, asAapError } from '../exchange/protocol-bridge.js';
+import type { AapErrorLike } from '../exchange/protocol-bridge.js';
+import { PropertyPatch } from './patch.js';
 
 /** Global hook name an `AapError` constructor may call with itself. */
 export const AAP_ERROR_CREATED = Symbol.for('aap-triage.aap-error-created');
@@ -93,22 +94,25 @@ function currentStore(): ExchangeErrors | undefined {
   return typeof traceId === 'string' ? byTrace.get(traceId) : undefined;
 }
 
-let installed = false;
-/** Installs the global hook once per process. */
-export function installAapErrorHook(): void {
-  if (installed) return;
-  installed = true;
-  const g = globalThis as unknown as Record<symbol, unknown>;
-  if (typeof g[AAP_ERROR_CREATED] !== 'function') {
-    // Called from inside the AapError constructor: must never throw.
-    g[AAP_ERROR_CREATED] = (err: unknown) => {
-      try {
-        currentStore()?.add(err);
-      } catch {
-        // No store: the observer falls back to the message text.
-      }
-    };
+/** Called from inside the AapError constructor: must never throw. */
+function onAapErrorCreated(err: unknown): void {
+  try {
+    currentStore()?.add(err);
+  } catch {
+    // No store: the observer falls back to the message text.
   }
+}
+
+/**
+ * The global hook `AapError`'s constructor calls. Left as it is when something else already
+ * installed a function there (another copy of aap-triage in the process); removed, or restored
+ * to what was there, when the last triage is disabled.
+ */
+const patch = new PropertyPatch(globalThis, (g) => (typeof g[AAP_ERROR_CREATED] === 'function' ? {} : { [AAP_ERROR_CREATED]: onAapErrorCreated }));
+
+/** Installs the global hook for one more user; returns that user's uninstall (the last one removes it). */
+export function installAapErrorHook(): () => void {
+  return patch.install();
 }
 
 /**

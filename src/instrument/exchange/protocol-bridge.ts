@@ -12,12 +12,10 @@ import {
   isRfc3339,
   mintErrorId,
   stripStackTrace,
-} from '../protocol/index.js';
-import type { CheckConformanceOptions } from '../protocol/index.js';
-import type { AapForm } from './types.js';
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
+} from '../../protocol/index.js';
+import type { CheckConformanceOptions } from '../../protocol/index.js';
+import { isObject, own } from '../../protocol/extract.js';
+import type { AapForm } from '../types.js';
 
 /** What the rewrite needs of a thrown `AapError` (protocol's class has these fields). */
 export interface AapErrorLike {
@@ -33,7 +31,7 @@ export interface AapErrorLike {
 
 /** Reads an `AapError` instance (or a structurally equal object) into `AapErrorLike`. */
 export function asAapError(err: unknown): AapErrorLike | undefined {
-  if (!isObj(err) && !(err instanceof Error)) return undefined;
+  if (!isObject(err) && !(err instanceof Error)) return undefined;
   const e = err as unknown as Record<string, unknown>;
   const code = e.code;
   if (typeof code !== 'string' || !isAapCode(code)) return undefined;
@@ -41,7 +39,7 @@ export function asAapError(err: unknown): AapErrorLike | undefined {
   const aapMessage = typeof e.aapMessage === 'string' ? e.aapMessage : message;
   const errorId = typeof e.errorId === 'string' ? e.errorId : mintErrorId();
   const retryable = typeof e.retryable === 'boolean' ? e.retryable : AAP_CODES[code].retryable;
-  const details = isObj(e.details) ? e.details : undefined;
+  const details = isObject(e.details) ? e.details : undefined;
   const like: AapErrorLike = { code, aapMessage: stripStackTrace(aapMessage, AAP_CODES[code].meaning), message, details, retryable, errorId };
   if (isRfc3339(e.createdAt)) like.createdAt = e.createdAt;
   return like;
@@ -69,7 +67,7 @@ function validationDetails(err: AapErrorLike): Record<string, unknown> | undefin
   const usable =
     Array.isArray(errors) &&
     errors.length > 0 &&
-    errors.every((e) => isObj(e) && typeof e.instanceLocation === 'string' && typeof e.keyword === 'string' && typeof e.error === 'string');
+    errors.every((e) => isObject(e) && typeof e.instanceLocation === 'string' && typeof e.keyword === 'string' && typeof e.error === 'string');
   if (usable) return err.details;
   return { ...err.details, errors: [{ instanceLocation: '', keyword: LOST_DETAILS_KEYWORD[err.code] ?? 'schema', error: err.aapMessage }] };
 }
@@ -108,7 +106,7 @@ export function buildAapErrorObject(input: AapErrorLike, form: AapForm, now: Dat
   } as const;
   try {
     const built: unknown = buildAapError(input.code, details ? { ...opts, details } : opts);
-    return isObj(built) && typeof built.code === 'number' ? built : undefined;
+    return isObject(built) && typeof built.code === 'number' ? built : undefined;
   } catch {
     return undefined;
   }

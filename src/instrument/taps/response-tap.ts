@@ -1,7 +1,7 @@
 /**
  * Observes (and, for JSON, may complete) what a `ServerResponse` sends, through
- * `writeHead` / `flushHeaders` / `write` / `end` / `emit` patched once on
- * `ServerResponse.prototype`, with each tapped response's state in a module map from the
+ * `writeHead` / `flushHeaders` / `write` / `end` / `emit` patched on `ServerResponse.prototype`
+ * while a triage is enabled (`installResponseTap`, undone by its uninstall), with each tapped response's state in a module map from the
  * response (why not a property or a WeakMap: see `taps`). The host's calls keep their semantics;
  * no method ever throws because of the tap. The owner hears once that the response is done:
  * right after the host's `end` (before 'finish', so the HTTP instrumentation's server span is
@@ -18,7 +18,8 @@
  */
 import { ServerResponse } from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { setBounded } from './bounded-map.js';
+import { setBounded } from '../bounded-map.js';
+import { PropertyPatch } from './patch.js';
 
 export type TapMode = 'buffer' | 'observe' | 'sse' | 'pass';
 
@@ -356,7 +357,11 @@ class Tap {
   done(): void {
     if (taps.get(this.res) !== this) return;
     taps.delete(this.res);
-    this.h.onDone();
+    try {
+      this.h.onDone();
+    } finally {
+      if (taps.size === 0) patch.settle();
+    }
   }
 }
 
@@ -378,45 +383,58 @@ function tapOf(res: ServerResponse): Tap | undefined {
 let originals: Originals | null = null;
 
 /**
- * Patches `ServerResponse.prototype` once per process (the undici-instrumentation idea of
- * observing without per-request wrappers): a response without a tap takes the original path at
- * the cost of one property read; no function is allocated per request.
+ * The patch of `ServerResponse.prototype` (the undici-instrumentation idea of observing without
+ * per-request wrappers): a response without a tap takes the original path at the cost of one map
+ * read; no function is allocated per request. Installed by each triage core, restored when the
+ * last one is disabled and no tapped response is in flight ({@link installResponseTap}).
  */
-function patchPrototype(): Originals {
-  if (originals) return originals;
-  const proto = ServerResponse.prototype as unknown as Record<string, unknown>;
-  const o: Originals = {
-    writeHead: proto.writeHead as Originals['writeHead'],
-    flushHeaders: proto.flushHeaders as Originals['flushHeaders'],
-    write: proto.write as Originals['write'],
-    end: proto.end as Originals['end'],
-    emit: proto.emit as Originals['emit'],
-  };
-  proto.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
-    const t = tapOf(this);
-    return t && !t.inner && !t.ended ? t.writeHead(args) : o.writeHead.apply(this, args);
-  };
-  proto.flushHeaders = function flushHeaders(this: ServerResponse) {
-    const t = tapOf(this);
-    return t && !t.inner && !t.ended ? t.flushHeaders() : o.flushHeaders.call(this);
-  };
-  proto.write = function write(this: ServerResponse, chunk: unknown, encoding?: unknown, cb?: unknown) {
-    const t = tapOf(this);
-    return t && !t.inner && !t.ended ? t.write(chunk, encoding, cb) : o.write.call(this, chunk, encoding, cb);
-  };
-  proto.end = function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, cb?: unknown) {
-    const t = tapOf(this);
-    return t && !t.inner && !t.ended ? t.end(chunk, encoding, cb) : o.end.call(this, chunk, encoding, cb);
-  };
-  proto.emit = function emit(this: ServerResponse, event: unknown) {
-    // Before the listeners: the HTTP instrumentation ends its server span on 'close'.
-    if (event === 'close') tapOf(this)?.done();
-    // `apply(this, arguments)` passes every argument on without rest/spread copies.
-    // eslint-disable-next-line prefer-rest-params
-    return o.emit.apply(this, arguments as unknown as unknown[]);
-  };
-  originals = o;
-  return o;
+const patch = new PropertyPatch(
+  ServerResponse.prototype,
+  (proto) => {
+    const o: Originals = {
+      writeHead: proto.writeHead as Originals['writeHead'],
+      flushHeaders: proto.flushHeaders as Originals['flushHeaders'],
+      write: proto.write as Originals['write'],
+      end: proto.end as Originals['end'],
+      emit: proto.emit as Originals['emit'],
+    };
+    originals = o;
+    return {
+      writeHead: function writeHead(this: ServerResponse, ...args: unknown[]) {
+        const t = tapOf(this);
+        return t && !t.inner && !t.ended ? t.writeHead(args) : o.writeHead.apply(this, args);
+      },
+      flushHeaders: function flushHeaders(this: ServerResponse) {
+        const t = tapOf(this);
+        return t && !t.inner && !t.ended ? t.flushHeaders() : o.flushHeaders.call(this);
+      },
+      write: function write(this: ServerResponse, chunk: unknown, encoding?: unknown, cb?: unknown) {
+        const t = tapOf(this);
+        return t && !t.inner && !t.ended ? t.write(chunk, encoding, cb) : o.write.call(this, chunk, encoding, cb);
+      },
+      end: function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, cb?: unknown) {
+        const t = tapOf(this);
+        return t && !t.inner && !t.ended ? t.end(chunk, encoding, cb) : o.end.call(this, chunk, encoding, cb);
+      },
+      emit: function emit(this: ServerResponse, event: unknown) {
+        // Before the listeners: the HTTP instrumentation ends its server span on 'close'.
+        if (event === 'close') tapOf(this)?.done();
+        // `apply(this, arguments)` passes every argument on without rest/spread copies.
+        // eslint-disable-next-line prefer-rest-params
+        return o.emit.apply(this, arguments as unknown as unknown[]);
+      },
+    };
+  },
+  () => taps.size > 0,
+);
+
+/**
+ * Patches `ServerResponse.prototype` for one more user and returns that user's uninstall: the
+ * last one restores the prototype's own properties exactly as found, once no tapped response is
+ * in flight.
+ */
+export function installResponseTap(): () => void {
+  return patch.install();
 }
 
 /**
@@ -424,8 +442,8 @@ function patchPrototype(): Originals {
  * (bytes). Returns false, changing nothing, when `res` is tapped already (in flight) or done.
  */
 export function tapResponse(res: ServerResponse, maxBytes: number, h: ResponseTapHandlers): boolean {
-  const o = patchPrototype();
-  if (taps.has(res) || res.writableEnded) return false;
+  const o = originals;
+  if (!o || !patch.active || taps.has(res) || res.writableEnded) return false;
   setBounded(taps, res, new Tap(res, maxBytes, h, o), MAX_TAPS);
   return true;
 }

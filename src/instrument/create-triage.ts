@@ -5,10 +5,10 @@
  * on the same core (docs/instrumentation.md says when to use which).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { metrics } from '@opentelemetry/api';
+import { metrics, trace } from '@opentelemetry/api';
 import type { MeterProvider } from '@opentelemetry/api';
-import { enterErrors, runWithErrors } from './aap-error-hook.js';
-import type { ExchangeErrors } from './aap-error-hook.js';
+import { enterErrors, runWithErrors } from './taps/aap-error-hook.js';
+import type { ExchangeErrors } from './taps/aap-error-hook.js';
 import { createCore } from './core.js';
 import { startMetricsExportFromEnv, wantsMetricsExport } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
@@ -28,7 +28,7 @@ import type { Triage, TriageOptions } from './types.js';
  */
 export function createTriage(options?: TriageOptions): Triage {
   const o = checkOptions(options);
-  const handle = createCore(o);
+  const handle = createCore(o, { tracerProvider: o.tracerProvider ?? trace.getTracerProvider(), meterProvider: o.meterProvider ?? metrics.getMeterProvider() });
   const { core } = handle;
   const safe = core.safe;
 

@@ -12,6 +12,7 @@
  * one object or array with `JSON.stringify` of its new value; its siblings stay as they were.
  * Runs only when a body changed, never on the success path.
  */
+import { isObject } from '../../protocol/extract.js';
 
 /** A value's place in the text: UTF-16 offsets `[start, end)`, with its members or elements. */
 type Located =
@@ -122,8 +123,6 @@ class Scanner {
   }
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Members whose value is the live one (the last occurrence of a duplicated key). */
 function liveMembers(node: Extract<Located, { kind: 'object' }>): Map<string, Member> {
@@ -139,7 +138,7 @@ function liveMembers(node: Extract<Located, { kind: 'object' }>): Map<string, Me
 function extendsNode(node: Located, cur: unknown): boolean {
   if (node.kind === 'value') return Object.is(node.value, cur);
   if (node.kind === 'object') {
-    if (!isObj(cur)) return false;
+    if (!isObject(cur)) return false;
     for (const [key, m] of liveMembers(node)) if (!Object.hasOwn(cur, key) || !extendsNode(m.node, cur[key])) return false;
     return true;
   }
@@ -161,7 +160,7 @@ function diff(node: Located, cur: unknown, edits: Edit[]): void {
     return;
   }
   if (node.kind === 'object') {
-    if (!isObj(cur)) return replaceWhole(node, cur, edits);
+    if (!isObject(cur)) return replaceWhole(node, cur, edits);
     const live = liveMembers(node);
     for (const key of live.keys()) if (!Object.hasOwn(cur, key) || cur[key] === undefined) return replaceWhole(node, cur, edits);
     const own: Edit[] = [];

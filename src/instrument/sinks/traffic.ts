@@ -1,15 +1,17 @@
 /**
  * Per-minute request counters for the audit store's `traffic` table (DESIGN §5): the denominator
- * for error rates and storms. Keyed by minute × skill × client; the service is fixed per triage.
+ * for error rates and storms. Keyed by minute × skill × client; the service is the triage's (read
+ * when a sample is opened: it may be learnt from the host's resource after construction).
  */
-import type { TrafficSample } from '../protocol/error-event.js';
+import type { TrafficSample } from '../../protocol/error-event.js';
+import type { ExchangeRecords, TriageCore } from '../internal-types.js';
 
 const MINUTE_MS = 60_000;
 
 export class TrafficCounter {
   private samples = new Map<string, TrafficSample>();
 
-  constructor(private readonly service: string) {}
+  constructor(private readonly service: () => string) {}
 
   /** The sample the last call counted in: most calls count in the same one (no key text built). */
   private last: TrafficSample | null = null;
@@ -24,7 +26,7 @@ export class TrafficCounter {
       const key = `${minute}\u0000${s}\u0000${c}`;
       sample = this.samples.get(key) ?? null;
       if (!sample) {
-        sample = { minute, service: this.service, skill: s, client: c, requests: 0, errors: 0, retries: 0 };
+        sample = { minute, service: this.service(), skill: s, client: c, requests: 0, errors: 0, retries: 0 };
         this.samples.set(key, sample);
       }
       this.last = sample;
@@ -42,4 +44,9 @@ export class TrafficCounter {
     this.last = null;
     return out;
   }
+}
+
+/** The traffic sink: every call, audited or not, counts in its minute (errors and retries too). */
+export function trafficSink(core: TriageCore, x: ExchangeRecords): void {
+  for (const r of x.records) core.traffic.add(r.startedAt, r.skill, r.client, r.errorType !== null, r.attempt > 1);
 }

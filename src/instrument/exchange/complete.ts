@@ -1,0 +1,186 @@
+/**
+ * Response completion: the only code that changes bytes on the wire (issues 3, 15). Works on one
+ * parsed response object at a time and only ever touches error responses:
+ * - an `AapError` that @a2a-js/sdk flattened (-32603, or a FAILED task) becomes the conformant
+ *   AAP envelope of the endpoint's form, with the instance's error_id, created_at and details
+ *   (a validation error whose fields were lost gets one `details.errors[]` entry), and no stack
+ *   trace in any message;
+ * - a -32008 without the recovery instructions (a bare one, or an earlier draft's with the URI
+ *   only in its metadata) gets the URI and `A2A-Extensions` in its message and the ErrorInfo with
+ *   `extensionUri` and `requiredHeader`;
+ * - a stack trace in an error message is cut (spec: "MUST NOT leak internal stack traces"), the
+ *   message of a typed `aap.error` payload the host wrote itself included;
+ * - an error without an `error_id` gets a minted one where the caller sees it: in the typed AAP
+ *   payload and the AAP ErrorInfo's metadata (both, so they agree), else the first ErrorInfo's
+ *   metadata (A2A errors), DMC-12 `result.data.error_id`, `error.data.error_id` on DMC-12 errors;
+ * - a DMC-12 error result without `_metadata.trace_id` gets `trc_<trace id>`.
+ * Success responses are returned untouched. The caller splices the edited object back into the
+ * host's bytes (json-splice.ts), so what is not changed here keeps the host's spelling.
+ */
+import { AAP_CODES, isAapCode } from '../../protocol/codes/aap-codes.js';
+import { containsStackTrace } from '../../protocol/builders/common.js';
+import {
+  completeAapErrorId,
+  completeActivationError,
+  failedTaskText,
+  infoErrorId,
+  insertErrorId,
+  insertUpstreamTraceId,
+  plainMessage,
+  stripMessage,
+  typedPayloads,
+} from '../../protocol/envelope-edits.js';
+import { type JsonObject, isObject, own } from '../../protocol/extract.js';
+import { mintErrorId } from '../../protocol/error-id.js';
+import { parseCall } from '../../protocol/parse-response.js';
+import type { RequestCall } from '../../protocol/parse-request.js';
+import type { CallOutcome } from '../../protocol/types.js';
+import { correlate } from '../taps/aap-error-hook.js';
+import type { ExchangeErrors } from '../taps/aap-error-hook.js';
+import { buildAapErrorObject, checkConformance } from './protocol-bridge.js';
+
+/** Conformance rule ids the instrumentation itself reports for what it had to complete. */
+export const REWRITE_RULES = {
+  /** An AapError reached the wire as a generic -32603 (SDK dropped the typed payload). */
+  aapErrorFlattened: 'aap-error-flattened',
+  /** A skill failure was sent as a successful result with a FAILED task. */
+  taskFailed: 'skill-error-as-failed-task',
+  /** A -32008 without the extension URI, header name and ErrorInfo the AAP contract requires. */
+  bareActivationError: 'activation-error-incomplete',
+  /** An error payload without an error_id. */
+  missingErrorId: 'error-id-missing',
+  /** An error message carrying a stack trace (cut before it is sent). */
+  stackTrace: 'stack-trace-in-message',
+} as const;
+
+/** What @a2a-js/sdk writes before a thrown executor error's message in the failed task's status text. */
+const TASK_ERROR_PREFIX = 'Agent execution error: ';
+
+/** Settings of one completion pass. */
+export interface CompleteContext {
+  store: ExchangeErrors | null;
+  /** The AAP envelope form this endpoint serves (what a promoted AapError is written in). */
+  aapForm: '2.0' | 'released';
+  /** The endpoint's form when it is known (configured or read from its agent card), for the checker; else null. */
+  endpointForm: '2.0' | 'released' | null;
+  requiredExtensionUri: string | null;
+  /** W3C trace id of the call, for DMC-12 `_metadata.trace_id`; null without a valid trace. */
+  traceId: string | null;
+  /** Whether the bytes may be changed (false: classify only). */
+  mayRewrite: boolean;
+  now: Date;
+  /**
+   * Whether to run the conformance rules (false for a call past the per-exchange audit cap: it is
+   * counted, not audited, and the rules are most of a call's cost). @default true
+   */
+  conformance?: boolean;
+}
+
+/** What one response object became. */
+export interface Completion {
+  item: JsonObject;
+  changed: boolean;
+  outcome: CallOutcome;
+  /** Conformance rule ids the host's original response broke. */
+  conformance: string[];
+  /** The outcome's error_id was minted here (visible to the caller when `changed`). */
+  minted: boolean;
+}
+
+/**
+ * Classifies one response object for `call` and, when allowed, completes it (see file doc).
+ * Never throws on odd shapes; mutates only `item` (a private parsed copy).
+ */
+export function complete(item: JsonObject, call: RequestCall | null, ctx: CompleteContext): Completion {
+  const family = call?.family ?? undefined;
+  if (!Object.hasOwn(item, 'error')) {
+    // Success fast path: a result that hides no error is never touched or checked.
+    const first = parseCall(item, family);
+    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false };
+  }
+  const isA2A = family === 'aap' || family === undefined;
+  const error = own(item, 'error');
+  const flattened = isA2A && isObject(error) && own(error, 'code') === -32603 && typeof own(error, 'message') === 'string' ? correlate(ctx.store, own(error, 'message') as string) : undefined;
+  // The typed envelope for an AapError the SDK flattened to -32603, from protocol's one builder;
+  // undefined when the builder refuses (the host's error is then kept, and checked).
+  const promoted = flattened && ctx.mayRewrite ? buildAapErrorObject(flattened, ctx.aapForm, ctx.now) : undefined;
+  // When the reply is replaced by that envelope the host's flattened form never leaves: it is not
+  // checked (issue 14), only the flattening is noted. test/instrument/rewrite.test.ts checks the
+  // envelope itself against checkConformance.
+  const conformance = ctx.conformance === false || promoted ? [] : checkConformance(item, family, ctx.endpointForm);
+  const note = (rule: string): void => {
+    if (!conformance.includes(rule)) conformance.push(rule);
+  };
+  let changed = false;
+  let current = item;
+
+  if (isObject(error)) {
+    const code = own(error, 'code');
+    const message = own(error, 'message');
+    if (isA2A && code === -32603 && typeof message === 'string') {
+      if (flattened) {
+        note(REWRITE_RULES.aapErrorFlattened);
+        if (promoted) {
+          current.error = promoted;
+          changed = true;
+        }
+      }
+    } else if (isA2A && code === -32008) {
+      const done = completeActivationError(error, ctx.requiredExtensionUri, ctx.mayRewrite);
+      if (done !== 'complete') note(REWRITE_RULES.bareActivationError);
+      if (done === 'completed') changed = true;
+    }
+    const sent = own(current, 'error');
+    if (typeof own(sent, 'message') === 'string' && containsStackTrace(own(sent, 'message') as string)) {
+      note(REWRITE_RULES.stackTrace);
+      if (ctx.mayRewrite && stripMessage(sent, 'message', plainMessage(own(sent, 'code')))) changed = true;
+    }
+    for (const payload of typedPayloads(sent)) {
+      const text = own(payload, 'message');
+      if (typeof text !== 'string' || !containsStackTrace(text)) continue;
+      note(REWRITE_RULES.stackTrace);
+      const code = own(payload, 'code');
+      const meaning = typeof code === 'string' && isAapCode(code) ? AAP_CODES[code].meaning : 'Error';
+      if (ctx.mayRewrite && stripMessage(payload, 'message', meaning)) changed = true;
+    }
+  } else if (isA2A) {
+    const text = failedTaskText(own(current, 'result'));
+    if (text !== null) {
+      note(REWRITE_RULES.taskFailed);
+      const aap = text.startsWith(TASK_ERROR_PREFIX) ? correlate(ctx.store, text.slice(TASK_ERROR_PREFIX.length)) : undefined;
+      const built = aap && ctx.mayRewrite ? buildAapErrorObject(aap, ctx.aapForm, ctx.now) : undefined;
+      if (built) {
+        const id = own(current, 'id');
+        current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: built };
+        changed = true;
+      }
+    }
+  }
+
+  const outcome = parseCall(current, family);
+  let minted = false;
+  if (!outcome.ok && outcome.error) {
+    const e = { ...outcome.error };
+    outcome.error = e;
+    if (e.protocol === 'dmc12' && ctx.mayRewrite) {
+      const data = own(own(current, 'result'), 'data');
+      if (stripMessage(data, 'message', 'Error')) {
+        note(REWRITE_RULES.stackTrace);
+        changed = true;
+      }
+    }
+    // The parser reads error_id from AAP payloads and AAP ErrorInfos only; an A2A or plain error
+    // may carry the host's own in the ErrorInfo where insertErrorId would put one.
+    if (!e.errorId) e.errorId = infoErrorId(current);
+    if (!e.errorId) {
+      e.errorId = mintErrorId();
+      minted = true;
+      note(REWRITE_RULES.missingErrorId);
+      if (ctx.mayRewrite && insertErrorId(current, e, e.errorId, family === 'dmc12')) changed = true;
+    } else if (ctx.mayRewrite && completeAapErrorId(current, e.errorId)) {
+      changed = true;
+    }
+    if (e.protocol === 'dmc12' && ctx.mayRewrite && ctx.traceId !== null && !own(current, 'error') && insertUpstreamTraceId(current, ctx.traceId)) changed = true;
+  }
+  return { item: current, changed, outcome, conformance, minted };
+}

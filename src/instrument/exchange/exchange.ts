@@ -1,0 +1,311 @@
+/**
+ * The exchange (DESIGN §2): one per observed HTTP request. The taps only collect — the request
+ * body without reading the stream (taps/request-tap.ts), the response bytes (taps/response-tap.ts)
+ * — and this object runs the pure stages over what they collected: each answer is completed as it
+ * passes (complete.ts; the only edit of bytes on the wire), and when the response is done the
+ * calls are paired with their answers (pair.ts), each becomes one record (record.ts), and the
+ * records go to the sinks (sinks/index.ts). Its state lives here; the host's request and response
+ * carry nothing of ours. Nothing here throws into the host.
+ */
+import { ROOT_CONTEXT, context as otelContext } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mayHoldError } from '../../protocol/call-shape.js';
+import { isObject } from '../../protocol/extract.js';
+import { decodeBody, isParseFailure, readJsonBody } from '../../protocol/json-body.js';
+import { classifyCall } from '../../protocol/parse-request.js';
+import type { RequestCall } from '../../protocol/parse-request.js';
+import { safeMethodOriginal } from '../../protocol/value-patterns.js';
+import { HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from '../attributes.js';
+import { isAgentCardPath } from '../endpoint-forms.js';
+import type { CallRecord, CappedErrors, TriageCore } from '../internal-types.js';
+import { runSinks } from '../sinks/index.js';
+import { adoptServerSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from '../sinks/span.js';
+import { releaseStore } from '../taps/aap-error-hook.js';
+import type { ExchangeErrors } from '../taps/aap-error-hook.js';
+import { RequestBodyTap } from '../taps/request-tap.js';
+import { tapResponse } from '../taps/response-tap.js';
+import type { ResponseTapHandlers } from '../taps/response-tap.js';
+import { complete } from './complete.js';
+import { spliceBody } from './json-splice.js';
+import type { CompleteContext } from './complete.js';
+import { SseAnswers, headerAttempt, requestPath } from './exchange-utils.js';
+import { pair } from './pair.js';
+import type { Answer } from './pair.js';
+import { record } from './record.js';
+
+/** One call of the exchange and its span (started when first needed: calls past the cap never get one). */
+interface CallState {
+  readonly call: RequestCall | null;
+  /** Allow-listed method, and `rpc.method_original` when it is not allow-listed and passes its pattern. */
+  readonly method: string;
+  readonly original: string | null;
+  readonly index: number;
+  /** A single call's span is the HTTP server span (DESIGN §4), set, never ended, here. */
+  readonly onServerSpan: boolean;
+  span: Span | null;
+}
+
+/** The ids of no span (no valid context): shared, never mutated. */
+const NO_IDS: { readonly traceId: string | null; readonly spanId: string | null } = Object.freeze({ traceId: null, spanId: null });
+
+export class Exchange implements ResponseTapHandlers {
+  private readonly startedAt = Date.now();
+  private parent: Context;
+  private readonly body: RequestBodyTap;
+  private calls: CallState[] | null = null;
+  /** The first call per JSON-RPC id of a batch: pairing an answer stays linear in the batch size. */
+  private byId: Map<string | number | null, CallState> | null = null;
+  /** The request body was a JSON array (a batch). */
+  private batch = false;
+  /** Answers in body order (JSON), or per call from SSE frames. */
+  private answers: Answer[] = [];
+  private sse: SseAnswers | null = null;
+  private finished = false;
+  /** The valid span of `parent` (the HTTP server span), once the calls are classified; a single call is recorded on it (DESIGN §4). */
+  private parentSpan: Span | null;
+  /** `parentSpan`'s ids, read (and checked) once: every call of the exchange shares its trace. */
+  private parentIds = NO_IDS;
+  /** The span the `traceresponse` header names. */
+  private traceSpan: Span | undefined;
+
+  /**
+   * @param errors the exchange's AapError store (the front runs the host's handler inside it)
+   * @param serverSpan the active span, already checked valid by the caller, else null
+   */
+  constructor(
+    readonly core: TriageCore,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly errors: ExchangeErrors | null,
+    serverSpan: Span | null,
+  ) {
+    this.parent = otelContext.active();
+    this.parentSpan = serverSpan;
+    this.body = new RequestBodyTap(req, core.settings.maxBodyBytes);
+    // The exchange is the tap's handler object: no per-request closure or listener.
+    tapResponse(res, core.settings.maxBodyBytes, this);
+  }
+
+  /** Classifies the request (once). */
+  private ensureCalls(): CallState[] {
+    if (this.calls) return this.calls;
+    // Observed from a diagnostics channel, the exchange starts before the HTTP instrumentation
+    // enters its server span; by the first header commit the handler runs inside it.
+    if (!this.parentSpan) {
+      this.parentSpan = validSpanIn(this.parent) ?? null;
+      if (!this.parentSpan) {
+        this.parent = otelContext.active();
+        this.parentSpan = validSpanIn(this.parent) ?? null;
+      }
+    }
+    if (this.parentSpan) {
+      const sc = this.parentSpan.spanContext();
+      this.parentIds = { traceId: sc.traceId, spanId: sc.spanId };
+    }
+    const body = this.body.body();
+    this.batch = Array.isArray(body);
+    // A parsed body (Express, or our own bounded parse) needs no second depth walk.
+    const classified = Array.isArray(body) ? body.map(classifyCall) : isObject(body) ? [classifyCall(body)] : [];
+    const calls: CallState[] = [];
+    const onServerSpan = !this.batch && this.parentSpan !== null;
+    for (const call of classified) {
+      if (call.isNotification) continue;
+      const c = this.newCall(call, calls.length, onServerSpan);
+      calls.push(c);
+      if (this.batch) {
+        this.byId ??= new Map();
+        if (!this.byId.has(call.id)) this.byId.set(call.id, c);
+      }
+    }
+    this.calls = calls;
+    return calls;
+  }
+
+  private newCall(call: RequestCall | null, index: number, onServerSpan = false): CallState {
+    const raw = call?.method ?? null;
+    const known = raw !== null && this.core.settings.knownMethods.has(raw);
+    return { call, method: known ? (raw as string) : RPC_METHOD_OTHER, original: known ? null : safeMethodOriginal(raw), index, onServerSpan, span: null };
+  }
+
+  /** The call's span, started (at the exchange's start) when first asked for; a single call's is the HTTP server span. */
+  private spanOf(c: CallState): Span {
+    c.span ??=
+      c.onServerSpan && this.parentSpan
+        ? adoptServerSpan(this.parentSpan, c.method, c.original, c.call?.id)
+        : startCallSpan(this.core.tracer, this.parentSpan ? this.parent : ROOT_CONTEXT, c.method, c.original, c.call?.id, this.startedAt);
+    return c.span;
+  }
+
+  /** The trace id a call's answer may carry (DMC-12 `trc_…`); null past the audit cap, where no span is started. */
+  private traceIdOf(c: CallState | undefined): string | null {
+    if (this.parentSpan) return this.parentIds.traceId;
+    if (c && c.index >= this.core.settings.maxAuditedCallsPerExchange) return null;
+    return spanIds(c ? this.spanOf(c) : this.traceSpan).traceId;
+  }
+
+  /** The call a reply with `id` answers: by id in a batch, the only call otherwise. */
+  private callFor(id: string | number | null): CallState | undefined {
+    const calls = this.ensureCalls();
+    return this.byId ? this.byId.get(id) : calls[0];
+  }
+
+  /** The request call `complete` reads for a reply with `id` (the only one when a one-call batch's id does not match). */
+  private requestOf(c: CallState | undefined): RequestCall | null {
+    const calls = this.ensureCalls();
+    return c ? c.call : calls.length === 1 ? (calls[0] as CallState).call : null;
+  }
+
+  /** ResponseTapHandlers: right before headers are committed: the `traceresponse` header. */
+  beforeHeaders(_contentType: string): Record<string, string> | null {
+    try {
+      const calls = this.ensureCalls();
+      if (!this.parentSpan && calls.length === 0 && this.req.method === 'POST') {
+        // An unreadable body (truncated JSON, wrong Content-Type): its one answer gets this span. If
+        // no JSON-RPC answer comes, the span is never ended, so never exported.
+        calls.push(this.newCall(null, 0));
+      }
+      const first = calls[0];
+      this.traceSpan = this.parentSpan ?? (first ? this.spanOf(first) : undefined);
+      const value = traceresponseFor(this.traceSpan, this.traceSpan === this.parentSpan && this.parentSpan !== null);
+      return value ? { [HEADER_TRACERESPONSE]: value } : null;
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+      return null;
+    }
+  }
+
+  /** The completion settings of this exchange's endpoint. */
+  private completeContext(mayRewrite: boolean): CompleteContext {
+    const endpoint = this.core.forms.formFor(requestPath(this.req));
+    const s = this.core.settings;
+    return { store: this.errors, aapForm: endpoint.form, endpointForm: endpoint.known ? endpoint.form : null, requiredExtensionUri: s.requiredExtensionUri, traceId: null, mayRewrite, now: new Date() };
+  }
+
+  /** ResponseTapHandlers: the complete JSON body (null over the cap); returns the completed body, or null to send the host's. */
+  onBody(host: Buffer | string | null, mode: 'buffer' | 'observe'): string | null {
+    try {
+      if (!host || host.length === 0) return null;
+      if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
+        // The host's own agent card says which AAP version (error form) its endpoints serve.
+        const read = readJsonBody(host, { maxBytes: this.core.settings.maxBodyBytes });
+        if (!isParseFailure(read)) this.core.forms.learnCard(read.value);
+        return null;
+      }
+      // A body with no error member and no failed task is all successes: nothing to parse.
+      if (!mayHoldError(host)) return null;
+      const text = decodeBody(host, this.core.settings.maxBodyBytes);
+      if (typeof text !== 'string') return null;
+      const read = readJsonBody(text, { maxBytes: this.core.settings.maxBodyBytes });
+      if (isParseFailure(read)) return null;
+      const items = Array.isArray(read.value) ? read.value : [read.value];
+      const ctx = this.completeContext(mode === 'buffer');
+      let changed = false;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (!isObject(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
+        const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+        const c = this.callFor(id);
+        ctx.traceId = this.traceIdOf(c);
+        ctx.conformance = c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange;
+        const r = complete(item, this.requestOf(c), ctx);
+        if (r.changed) {
+          changed = true;
+          items[i] = r.item;
+        }
+        this.answers.push({ outcome: r.outcome, conformance: r.conformance });
+      }
+      if (!changed) return null;
+      // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
+      const spliced = spliceBody(text, Array.isArray(read.value) ? items : items[0]);
+      return spliced === text ? null : spliced;
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+      return null;
+    }
+  }
+
+  /** ResponseTapHandlers: one SSE chunk (classified, never rewritten). */
+  onSseChunk(chunk: Buffer): void {
+    try {
+      this.sse ??= new SseAnswers(this.core.settings.maxBodyBytes, (item, id) => complete(item, this.requestOf(this.callFor(id)), this.completeContext(false)));
+      this.sse.push(chunk);
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+    }
+  }
+
+  /** ResponseTapHandlers: a failure inside the tap. */
+  onFailure(kind: string, err: unknown): void {
+    this.core.safe.fail(kind, err);
+  }
+
+  /** ResponseTapHandlers: the response is done: record every call (once). */
+  onDone(): void {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      if (this.errors) releaseStore(this.errors);
+      this.body.release();
+      if (this.sse) this.answers = this.sse.end();
+      runSinks(this.core, this.records());
+    } catch (err) {
+      this.core.safe.fail('observer', err);
+    }
+  }
+
+  /** Pairs, then records each call; counts the errors past the audit cap. */
+  private records() {
+    const core = this.core;
+    const calls = this.ensureCalls();
+    const status = this.res.statusCode;
+    const paired = pair(calls, this.answers, { status, batch: this.batch, post: this.req.method === 'POST' });
+    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: this.client(), attemptHeader: headerAttempt(this.req), seen: paired.length > 1 ? new Map() : null };
+    const records: CallRecord[] = [];
+    let capped: CappedErrors | null = null;
+    for (const p of paired) {
+      const c = p.slot ?? this.newCall(null, p.index);
+      const audited = p.index < core.settings.maxAuditedCallsPerExchange;
+      const span = audited ? this.spanOf(c) : null;
+      const ids = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(span ?? undefined);
+      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, ...ids }, facts, core);
+      records.push(r);
+      if (!r.audited && r.errorType !== null) {
+        capped ??= { count: 0, from: Infinity, to: -Infinity };
+        capped.count++;
+        capped.from = Math.min(capped.from, r.endedAt);
+        capped.to = Math.max(capped.to, r.endedAt);
+      }
+    }
+    const traceId = this.parentSpan ? this.parentIds.traceId : spanIds(this.traceSpan).traceId;
+    return { records, capped, traceId };
+  }
+
+  /** The caller's client pseudonym (credential hook, then the keyed HMAC), or null. Inline guards: this runs for every exchange. */
+  private client(): string | null {
+    const core = this.core;
+    let credential: string | null | undefined = null;
+    try {
+      credential = core.settings.credential(this.req);
+    } catch (err) {
+      core.safe.fail('credential-hook', err);
+    }
+    if (!credential) return null;
+    try {
+      return core.clientPseudonym(credential);
+    } catch (err) {
+      core.safe.fail('pseudonymizer', err);
+      return null;
+    }
+  }
+}
+
+/**
+ * Starts observing one exchange. `errors` is the exchange's AapError store; `serverSpan` the
+ * active span, already checked valid by the caller (its ids are used as they are), else null.
+ * Never throws.
+ */
+export function observeExchange(core: TriageCore, req: IncomingMessage, res: ServerResponse, errors: ExchangeErrors | null, serverSpan: Span | null = null): void {
+  if (!core.active) return;
+  core.safe.call('observer', () => new Exchange(core, req, res, errors, serverSpan), undefined);
+}
