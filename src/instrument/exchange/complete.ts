@@ -32,11 +32,15 @@ import {
 } from '../../protocol/envelope-edits.js';
 import { type JsonObject, isObject, own } from '../../protocol/extract.js';
 import { mintErrorId } from '../../protocol/error-id.js';
+import { mayHoldError } from '../../protocol/call-shape.js';
+import { decodeBody, isParseFailure, readJsonBody } from '../../protocol/json-body.js';
 import { parseCall } from '../../protocol/parse-response.js';
 import type { RequestCall } from '../../protocol/parse-request.js';
 import type { CallOutcome } from '../../protocol/types.js';
 import { correlate } from '../taps/aap-error-hook.js';
 import type { ExchangeErrors } from '../taps/aap-error-hook.js';
+import { spliceBody } from './json-splice.js';
+import type { Answer } from './pair.js';
 import { buildAapErrorObject, checkConformance } from './protocol-bridge.js';
 
 /** Conformance rule ids the instrumentation itself reports for what it had to complete. */
@@ -183,4 +187,48 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     if (e.protocol === 'dmc12' && ctx.mayRewrite && ctx.traceId !== null && !own(current, 'error') && insertUpstreamTraceId(current, ctx.traceId)) changed = true;
   }
   return { item: current, changed, outcome, conformance, minted };
+}
+
+/** What the completion of a body needs to know of the call a reply answers. */
+export interface ReplyTarget {
+  call: RequestCall | null;
+  /** W3C trace id for DMC-12 `_metadata.trace_id`, or null. */
+  traceId: string | null;
+  /** Within the audit cap (the conformance rules run). */
+  audited: boolean;
+}
+
+/**
+ * Completes one JSON response body (a single reply or a batch's array): each reply is classified
+ * and, when `ctx.mayRewrite`, completed by {@link complete}; its answer is appended to `answers`.
+ * Returns the completed body as text — the host's bytes spliced where replies changed
+ * (json-splice.ts), so what was not completed keeps the host's spelling — or null when nothing
+ * changed, the body holds no error (a cheap scan, most bodies), or it is not JSON. Never throws
+ * on odd input.
+ */
+export function completeBody(host: Buffer | string, maxBytes: number, ctx: CompleteContext, target: (id: string | number | null) => ReplyTarget, answers: Answer[]): string | null {
+  // A body with no error member and no failed task is all successes: nothing to parse.
+  if (!mayHoldError(host)) return null;
+  const text = decodeBody(host, maxBytes);
+  if (typeof text !== 'string') return null;
+  const read = readJsonBody(text, { maxBytes });
+  if (isParseFailure(read)) return null;
+  const items = Array.isArray(read.value) ? read.value : [read.value];
+  let changed = false;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!isObject(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
+    const t = target(typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null);
+    ctx.traceId = t.traceId;
+    ctx.conformance = t.audited;
+    const r = complete(item, t.call, ctx);
+    if (r.changed) {
+      changed = true;
+      items[i] = r.item;
+    }
+    answers.push({ outcome: r.outcome, conformance: r.conformance });
+  }
+  if (!changed) return null;
+  const spliced = spliceBody(text, Array.isArray(read.value) ? items : items[0]);
+  return spliced === text ? null : spliced;
 }

@@ -10,9 +10,8 @@
 import { ROOT_CONTEXT, context as otelContext } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mayHoldError } from '../../protocol/call-shape.js';
 import { isObject } from '../../protocol/extract.js';
-import { decodeBody, isParseFailure, readJsonBody } from '../../protocol/json-body.js';
+import { isParseFailure, readJsonBody } from '../../protocol/json-body.js';
 import { classifyCall } from '../../protocol/parse-request.js';
 import type { RequestCall } from '../../protocol/parse-request.js';
 import { safeMethodOriginal } from '../../protocol/value-patterns.js';
@@ -26,9 +25,8 @@ import type { ExchangeErrors } from '../taps/aap-error-hook.js';
 import { RequestBodyTap } from '../taps/request-tap.js';
 import { tapResponse } from '../taps/response-tap.js';
 import type { ResponseTapHandlers } from '../taps/response-tap.js';
-import { complete } from './complete.js';
-import { spliceBody } from './json-splice.js';
-import type { CompleteContext } from './complete.js';
+import { complete, completeBody } from './complete.js';
+import type { CompleteContext, ReplyTarget } from './complete.js';
 import { SseAnswers, headerAttempt, requestPath } from './exchange-utils.js';
 import { pair } from './pair.js';
 import type { Answer } from './pair.js';
@@ -156,6 +154,12 @@ export class Exchange implements ResponseTapHandlers {
     return c ? c.call : calls.length === 1 ? (calls[0] as CallState).call : null;
   }
 
+  /** What completing the reply with `id` needs: its call, trace id and whether it is audited. */
+  private replyTarget(id: string | number | null): ReplyTarget {
+    const c = this.callFor(id);
+    return { call: this.requestOf(c), traceId: this.traceIdOf(c), audited: c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange };
+  }
+
   /** ResponseTapHandlers: right before headers are committed: the `traceresponse` header. */
   beforeHeaders(_contentType: string): Record<string, string> | null {
     try {
@@ -192,33 +196,7 @@ export class Exchange implements ResponseTapHandlers {
         if (!isParseFailure(read)) this.core.forms.learnCard(read.value);
         return null;
       }
-      // A body with no error member and no failed task is all successes: nothing to parse.
-      if (!mayHoldError(host)) return null;
-      const text = decodeBody(host, this.core.settings.maxBodyBytes);
-      if (typeof text !== 'string') return null;
-      const read = readJsonBody(text, { maxBytes: this.core.settings.maxBodyBytes });
-      if (isParseFailure(read)) return null;
-      const items = Array.isArray(read.value) ? read.value : [read.value];
-      const ctx = this.completeContext(mode === 'buffer');
-      let changed = false;
-      for (let i = 0; i < items.length; i++) {
-        const item = items[i];
-        if (!isObject(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
-        const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
-        const c = this.callFor(id);
-        ctx.traceId = this.traceIdOf(c);
-        ctx.conformance = c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange;
-        const r = complete(item, this.requestOf(c), ctx);
-        if (r.changed) {
-          changed = true;
-          items[i] = r.item;
-        }
-        this.answers.push({ outcome: r.outcome, conformance: r.conformance });
-      }
-      if (!changed) return null;
-      // Splice, not re-serialise: what was not completed keeps the host's bytes (json-splice.ts).
-      const spliced = spliceBody(text, Array.isArray(read.value) ? items : items[0]);
-      return spliced === text ? null : spliced;
+      return completeBody(host, this.core.settings.maxBodyBytes, this.completeContext(mode === 'buffer'), (id) => this.replyTarget(id), this.answers);
     } catch (err) {
       this.core.safe.fail('observer', err);
       return null;
