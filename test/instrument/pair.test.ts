@@ -99,7 +99,7 @@ describe('pair()', () => {
       { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'boom' } },
       { jsonrpc: '2.0', id: 1, result: { kind: 'status-update', final: true } },
     ];
-    const sse = new SseAnswers(1 << 20, (item) => ({ item, changed: false, outcome: parseCall(item), conformance: [], minted: false }));
+    const sse = new SseAnswers(1 << 20, (item) => ({ item, changed: false, outcome: parseCall(item), conformance: [], minted: false, promoted: false }));
     sse.push(Buffer.from(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('')));
     const answers = sse.end();
     expect(answers).toHaveLength(1);

@@ -41,7 +41,7 @@ import { correlate } from '../taps/aap-error-hook.js';
 import type { ExchangeErrors } from '../taps/aap-error-hook.js';
 import { spliceBody } from './json-splice.js';
 import type { Answer } from './pair.js';
-import { buildAapErrorObject, checkConformance } from './protocol-bridge.js';
+import { buildAapErrorObject, builtOutcome, checkConformance } from './protocol-bridge.js';
 
 /** Conformance rule ids the instrumentation itself reports for what it had to complete. */
 export const REWRITE_RULES = {
@@ -89,6 +89,8 @@ export interface Completion {
   conformance: string[];
   /** The outcome's error_id was minted here (visible to the caller when `changed`). */
   minted: boolean;
+  /** The reply's error was replaced whole by an envelope built here (the host's flattened form never leaves). */
+  promoted: boolean;
 }
 
 /**
@@ -100,7 +102,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   if (!Object.hasOwn(item, 'error')) {
     // Success fast path: a result that hides no error is never touched or checked.
     const first = parseCall(item, family);
-    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false };
+    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false, promoted: false };
   }
   const isA2A = family === 'aap' || family === undefined;
   const error = own(item, 'error');
@@ -117,6 +119,8 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   };
   let changed = false;
   let current = item;
+  // The envelope built here, when the host's error is replaced by it: never re-parsed or re-checked (issue 26).
+  let built: JsonObject | undefined;
 
   if (isObject(error)) {
     const code = own(error, 'code');
@@ -126,6 +130,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
         note(REWRITE_RULES.aapErrorFlattened);
         if (promoted) {
           current.error = promoted;
+          built = promoted;
           changed = true;
         }
       }
@@ -134,7 +139,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
       if (done !== 'complete') note(REWRITE_RULES.bareActivationError);
       if (done === 'completed') changed = true;
     }
-    const sent = own(current, 'error');
+    const sent = built ? undefined : own(current, 'error');
     if (typeof own(sent, 'message') === 'string' && containsStackTrace(own(sent, 'message') as string)) {
       note(REWRITE_RULES.stackTrace);
       if (ctx.mayRewrite && stripMessage(sent, 'message', plainMessage(own(sent, 'code')))) changed = true;
@@ -152,7 +157,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     if (text !== null) {
       note(REWRITE_RULES.taskFailed);
       const aap = text.startsWith(TASK_ERROR_PREFIX) ? correlate(ctx.store, text.slice(TASK_ERROR_PREFIX.length)) : undefined;
-      const built = aap && ctx.mayRewrite ? buildAapErrorObject(aap, ctx.aapForm, ctx.now) : undefined;
+      built = aap && ctx.mayRewrite ? buildAapErrorObject(aap, ctx.aapForm, ctx.now) : undefined;
       if (built) {
         const id = own(current, 'id');
         current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: built };
@@ -161,6 +166,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     }
   }
 
+  if (built) return { item: current, changed, outcome: builtOutcome(current, built, ctx.aapForm), conformance, minted: false, promoted: true };
   const outcome = parseCall(current, family);
   let minted = false;
   if (!outcome.ok && outcome.error) {
@@ -186,7 +192,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     }
     if (e.protocol === 'dmc12' && ctx.mayRewrite && ctx.traceId !== null && !own(current, 'error') && insertUpstreamTraceId(current, ctx.traceId)) changed = true;
   }
-  return { item: current, changed, outcome, conformance, minted };
+  return { item: current, changed, outcome, conformance, minted, promoted: false };
 }
 
 /** What the completion of a body needs to know of the call a reply answers. */

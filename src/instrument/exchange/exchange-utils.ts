@@ -7,9 +7,56 @@ import { mayHoldError } from '../../protocol/call-shape.js';
 import { type JsonObject, isObject } from '../../protocol/extract.js';
 import { isParseFailure, readJsonBody } from '../../protocol/json-body.js';
 import { SseReader } from '../../protocol/parse-sse.js';
-import { HEADER_ATTEMPT } from '../attributes.js';
+import type { Span } from '@opentelemetry/api';
+import { classifyCall } from '../../protocol/parse-request.js';
+import type { RequestCall } from '../../protocol/parse-request.js';
+import { safeMethodOriginal } from '../../protocol/value-patterns.js';
+import { HEADER_ATTEMPT, RPC_METHOD_OTHER } from '../attributes.js';
+import type { CappedErrors, TriageCore } from '../internal-types.js';
 import type { Completion } from './complete.js';
 import type { Answer } from './pair.js';
+
+/** One call of the exchange and its span (started when first needed: calls past the cap never get one). */
+export interface CallState {
+  readonly call: RequestCall | null;
+  /** Allow-listed method, and `rpc.method_original` when it is not allow-listed and passes its pattern. */
+  readonly method: string;
+  readonly original: string | null;
+  readonly index: number;
+  /** A single call's span is the HTTP server span (DESIGN §4), set, never ended, by the exchange. */
+  readonly onServerSpan: boolean;
+  span: Span | null;
+}
+
+/** The state of one call: its method allow-listed (`_OTHER` otherwise). */
+export function callState(call: RequestCall | null, index: number, knownMethods: ReadonlySet<string>, onServerSpan = false): CallState {
+  const raw = call?.method ?? null;
+  const known = raw !== null && knownMethods.has(raw);
+  return { call, method: known ? (raw as string) : RPC_METHOD_OTHER, original: known ? null : safeMethodOriginal(raw), index, onServerSpan, span: null };
+}
+
+/**
+ * The calls of a parsed request body that expect an answer (notifications left out), in body
+ * order, and for a batch the first call per JSON-RPC id (so pairing a reply stays linear).
+ * `onServerSpan`: a single call is recorded on the HTTP server span.
+ */
+export function callStates(body: unknown, knownMethods: ReadonlySet<string>, onServerSpan: boolean): { calls: CallState[]; byId: Map<string | number | null, CallState> | null } {
+  const batch = Array.isArray(body);
+  // A parsed body (Express, or our own bounded parse) needs no second depth walk.
+  const classified = batch ? body.map(classifyCall) : isObject(body) ? [classifyCall(body)] : [];
+  const calls: CallState[] = [];
+  let byId: Map<string | number | null, CallState> | null = null;
+  for (const call of classified) {
+    if (call.isNotification) continue;
+    const c = callState(call, calls.length, knownMethods, onServerSpan);
+    calls.push(c);
+    if (batch) {
+      byId ??= new Map();
+      if (!byId.has(call.id)) byId.set(call.id, c);
+    }
+  }
+  return { calls, byId };
+}
 
 /** Attempt number from the client's `aap-attempt` header (1…100), or null. */
 export function headerAttempt(req: IncomingMessage): number | null {
@@ -26,6 +73,39 @@ export function requestPath(req: IncomingMessage): string {
   const raw = typeof url === 'string' ? url : (req.url ?? '/');
   const q = raw.indexOf('?');
   return q === -1 ? raw : raw.slice(0, q);
+}
+
+/** The caller's client pseudonym (credential hook, then the keyed HMAC), or null. Inline guards: this runs for every exchange. */
+export function clientOf(core: TriageCore, req: IncomingMessage): string | null {
+  let credential: string | null | undefined = null;
+  try {
+    credential = core.settings.credential(req);
+  } catch (err) {
+    core.safe.fail('credential-hook', err);
+  }
+  if (!credential) return null;
+  try {
+    return core.clientPseudonym(credential);
+  } catch (err) {
+    core.safe.fail('pseudonymizer', err);
+    return null;
+  }
+}
+
+/** Reads the agent card the host served into the endpoint forms (its AAP version decides the error form). Returns null: the card is sent as it is. */
+export function learnCard(core: TriageCore, body: Buffer | string): null {
+  const read = readJsonBody(body, { maxBytes: core.settings.maxBodyBytes });
+  if (!isParseFailure(read)) core.forms.learnCard(read.value);
+  return null;
+}
+
+/** `capped` with one more error past the audit cap, sent at `at` (epoch ms). */
+export function countCapped(capped: CappedErrors | null, at: number): CappedErrors {
+  const c = capped ?? { count: 0, from: Infinity, to: -Infinity };
+  c.count++;
+  if (at < c.from) c.from = at;
+  if (at > c.to) c.to = at;
+  return c;
 }
 
 /** The JSON-RPC id of a success frame, read without parsing the frame (the first frame of a call decides nothing else). */

@@ -10,14 +10,11 @@
 import { ROOT_CONTEXT, context as otelContext } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isObject } from '../../protocol/extract.js';
-import { isParseFailure, readJsonBody } from '../../protocol/json-body.js';
-import { classifyCall } from '../../protocol/parse-request.js';
 import type { RequestCall } from '../../protocol/parse-request.js';
-import { safeMethodOriginal } from '../../protocol/value-patterns.js';
-import { HEADER_TRACERESPONSE, RPC_METHOD_OTHER } from '../attributes.js';
+import { HEADER_TRACERESPONSE } from '../attributes.js';
 import { isAgentCardPath } from '../endpoint-forms.js';
 import type { CallRecord, CappedErrors, TriageCore } from '../internal-types.js';
+import type { CallState } from './exchange-utils.js';
 import { runSinks } from '../sinks/index.js';
 import { adoptServerSpan, spanIds, startCallSpan, traceresponseFor, validSpanIn } from '../sinks/span.js';
 import { releaseStore } from '../taps/aap-error-hook.js';
@@ -27,22 +24,10 @@ import { tapResponse } from '../taps/response-tap.js';
 import type { ResponseTapHandlers } from '../taps/response-tap.js';
 import { complete, completeBody } from './complete.js';
 import type { CompleteContext, ReplyTarget } from './complete.js';
-import { SseAnswers, headerAttempt, requestPath } from './exchange-utils.js';
+import { SseAnswers, callStates, callState, clientOf, countCapped, headerAttempt, learnCard, requestPath } from './exchange-utils.js';
 import { pair } from './pair.js';
 import type { Answer } from './pair.js';
 import { record } from './record.js';
-
-/** One call of the exchange and its span (started when first needed: calls past the cap never get one). */
-interface CallState {
-  readonly call: RequestCall | null;
-  /** Allow-listed method, and `rpc.method_original` when it is not allow-listed and passes its pattern. */
-  readonly method: string;
-  readonly original: string | null;
-  readonly index: number;
-  /** A single call's span is the HTTP server span (DESIGN §4), set, never ended, here. */
-  readonly onServerSpan: boolean;
-  span: Span | null;
-}
 
 /** The ids of no span (no valid context): shared, never mutated. */
 const NO_IDS: { readonly traceId: string | null; readonly spanId: string | null } = Object.freeze({ traceId: null, spanId: null });
@@ -103,27 +88,10 @@ export class Exchange implements ResponseTapHandlers {
     }
     const body = this.body.body();
     this.batch = Array.isArray(body);
-    // A parsed body (Express, or our own bounded parse) needs no second depth walk.
-    const classified = Array.isArray(body) ? body.map(classifyCall) : isObject(body) ? [classifyCall(body)] : [];
-    const calls: CallState[] = [];
-    const onServerSpan = !this.batch && this.parentSpan !== null;
-    for (const call of classified) {
-      if (call.isNotification) continue;
-      const c = this.newCall(call, calls.length, onServerSpan);
-      calls.push(c);
-      if (this.batch) {
-        this.byId ??= new Map();
-        if (!this.byId.has(call.id)) this.byId.set(call.id, c);
-      }
-    }
+    const { calls, byId } = callStates(body, this.core.settings.knownMethods, !this.batch && this.parentSpan !== null);
     this.calls = calls;
+    this.byId = byId;
     return calls;
-  }
-
-  private newCall(call: RequestCall | null, index: number, onServerSpan = false): CallState {
-    const raw = call?.method ?? null;
-    const known = raw !== null && this.core.settings.knownMethods.has(raw);
-    return { call, method: known ? (raw as string) : RPC_METHOD_OTHER, original: known ? null : safeMethodOriginal(raw), index, onServerSpan, span: null };
   }
 
   /** The call's span, started (at the exchange's start) when first asked for; a single call's is the HTTP server span. */
@@ -167,7 +135,7 @@ export class Exchange implements ResponseTapHandlers {
       if (!this.parentSpan && calls.length === 0 && this.req.method === 'POST') {
         // An unreadable body (truncated JSON, wrong Content-Type): its one answer gets this span. If
         // no JSON-RPC answer comes, the span is never ended, so never exported.
-        calls.push(this.newCall(null, 0));
+        calls.push(callState(null, 0, this.core.settings.knownMethods));
       }
       const first = calls[0];
       this.traceSpan = this.parentSpan ?? (first ? this.spanOf(first) : undefined);
@@ -190,12 +158,8 @@ export class Exchange implements ResponseTapHandlers {
   onBody(host: Buffer | string | null, mode: 'buffer' | 'observe'): string | null {
     try {
       if (!host || host.length === 0) return null;
-      if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) {
-        // The host's own agent card says which AAP version (error form) its endpoints serve.
-        const read = readJsonBody(host, { maxBytes: this.core.settings.maxBodyBytes });
-        if (!isParseFailure(read)) this.core.forms.learnCard(read.value);
-        return null;
-      }
+      // The host's own agent card says which AAP version (error form) its endpoints serve.
+      if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) return learnCard(this.core, host);
       return completeBody(host, this.core.settings.maxBodyBytes, this.completeContext(mode === 'buffer'), (id) => this.replyTarget(id), this.answers);
     } catch (err) {
       this.core.safe.fail('observer', err);
@@ -238,43 +202,20 @@ export class Exchange implements ResponseTapHandlers {
     const calls = this.ensureCalls();
     const status = this.res.statusCode;
     const paired = pair(calls, this.answers, { status, batch: this.batch, post: this.req.method === 'POST' });
-    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: this.client(), attemptHeader: headerAttempt(this.req), seen: paired.length > 1 ? new Map() : null };
+    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: clientOf(this.core, this.req), attemptHeader: headerAttempt(this.req), seen: paired.length > 1 ? new Map() : null };
     const records: CallRecord[] = [];
     let capped: CappedErrors | null = null;
     for (const p of paired) {
-      const c = p.slot ?? this.newCall(null, p.index);
+      const c = p.slot ?? callState(null, p.index, this.core.settings.knownMethods);
       const audited = p.index < core.settings.maxAuditedCallsPerExchange;
       const span = audited ? this.spanOf(c) : null;
       const ids = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(span ?? undefined);
       const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, ...ids }, facts, core);
       records.push(r);
-      if (!r.audited && r.errorType !== null) {
-        capped ??= { count: 0, from: Infinity, to: -Infinity };
-        capped.count++;
-        capped.from = Math.min(capped.from, r.endedAt);
-        capped.to = Math.max(capped.to, r.endedAt);
-      }
+      if (!r.audited && r.errorType !== null) capped = countCapped(capped, r.endedAt);
     }
     const traceId = this.parentSpan ? this.parentIds.traceId : spanIds(this.traceSpan).traceId;
     return { records, capped, traceId };
-  }
-
-  /** The caller's client pseudonym (credential hook, then the keyed HMAC), or null. Inline guards: this runs for every exchange. */
-  private client(): string | null {
-    const core = this.core;
-    let credential: string | null | undefined = null;
-    try {
-      credential = core.settings.credential(this.req);
-    } catch (err) {
-      core.safe.fail('credential-hook', err);
-    }
-    if (!credential) return null;
-    try {
-      return core.clientPseudonym(credential);
-    } catch (err) {
-      core.safe.fail('pseudonymizer', err);
-      return null;
-    }
   }
 }
 

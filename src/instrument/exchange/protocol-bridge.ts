@@ -12,8 +12,11 @@ import {
   isRfc3339,
   mintErrorId,
   stripStackTrace,
+  AAP_ERROR_TYPE_URL,
+  parseAapPayload,
 } from '../../protocol/index.js';
-import type { CheckConformanceOptions } from '../../protocol/index.js';
+import type { CallOutcome, CheckConformanceOptions } from '../../protocol/index.js';
+import { readId } from '../../protocol/parse-response.js';
 import { isObject, own } from '../../protocol/extract.js';
 import type { AapForm } from '../types.js';
 
@@ -139,4 +142,18 @@ export function aapErrorFromMessage(message: string): AapErrorLike | undefined {
   const rest = message.slice(m[0].length - (m[0].endsWith('\n') ? 1 : 0));
   const aapMessage = stripStackTrace(`${m[2] as string}${rest}`.slice(0, 2000), AAP_CODES[code].meaning);
   return { code, aapMessage, message, details: undefined, retryable: AAP_CODES[code].retryable, errorId: mintErrorId() };
+}
+
+/**
+ * The outcome of a reply whose error is an envelope `buildAapErrorObject` built (`envelope`, in
+ * `form`), read from its typed payload without parsing the whole reply again: the builder always
+ * writes the payload's code, retryable, error_id and details, so this is what `parseCall` of the
+ * reply gives (test/instrument/complete.test.ts compares the two for every code and form).
+ */
+export function builtOutcome(reply: Record<string, unknown>, envelope: Record<string, unknown>, form: '2.0' | 'released'): CallOutcome {
+  const id = readId(reply);
+  const jsonrpcCode = typeof envelope.code === 'number' ? envelope.code : null;
+  const data = own(envelope, 'data');
+  const payload = Array.isArray(data) ? data.find((d) => isObject(d) && own(d, '@type') === AAP_ERROR_TYPE_URL) : data;
+  return { id, ok: false, error: parseAapPayload(payload, form === 'released' ? 'aap-released' : 'aap-2.0', jsonrpcCode) };
 }
