@@ -24,6 +24,35 @@ describe('createPseudonymizer()', () => {
     expect(p.keyId).toBe(createHmac('sha256', SECRET).update('key-id').digest('hex').slice(0, 8));
   });
 
+  it('equals createHmac for keys longer than a block, non-ASCII values and messages past the scratch buffer', () => {
+    const long = 'k'.repeat(100) + 'ü-secret';
+    const q = createPseudonymizer(long);
+    const hmacOf = (secret: string, role: string, value: string) =>
+      createHmac('sha256', secret).update(`${role}\u0000${value}`).digest().subarray(0, 16).toString('base64url');
+    for (const value of ['', 'ä€𝄞 idem', 'x'.repeat(6_000), '€'.repeat(20_000)]) {
+      expect(q.idempotency(value || 'e')).toBe(hmacOf(long, 'idempotency', value || 'e'));
+      expect(p.idempotency(value || 'e')).toBe(expected('idempotency', value || 'e'));
+    }
+    expect(q.fingerprint('tools/call', 'create_reservation', { vin: 'ä' })).toBe(hmacOf(long, 'fingerprint', `tools/call\u0000create_reservation\u0000${canonicalParams({ vin: 'ä' })}`));
+  });
+
+  it('canonicalParams is JSON with sorted keys for any JSON value (checked on generated values)', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const gen = (depth: number): unknown => {
+      const r = rand();
+      if (depth > 4 || r < 0.3) return [null, true, false, 0, -1.5, 1e21, 'a"\\b', 'é€𝄞', ''][Math.floor(rand() * 9)];
+      if (r < 0.6) return Array.from({ length: Math.floor(rand() * 4) }, () => gen(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(rand() * 5) }, () => [['z', 'a', 'B', 'ä', 'a1', 'key'][Math.floor(rand() * 6)] as string, gen(depth + 1)]));
+    };
+    // No integer-like keys: an object orders those numerically whatever the sort, so the oracle could not show the sort.
+    const sorted = (_k: string, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v);
+    for (let i = 0; i < 500; i++) {
+      const v = gen(0);
+      expect(canonicalParams(v)).toBe(JSON.stringify(v, sorted));
+    }
+  });
+
   it('separates roles: one raw value gives different pseudonyms as client and as idempotency key', () => {
     expect(p.client('same-value')).not.toBe(p.idempotency('same-value'));
   });
