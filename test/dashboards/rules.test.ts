@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ALERTS_CONFIG } from '../../dashboards/alerts-config.mjs';
 import { buildRules } from '../../dashboards/build-rules.mjs';
+import { AUDIT_ALERT_DEFAULTS, AUDIT_ALERTS } from '../../src/triage/index.js';
 import { lintExpr } from './dashboard-model.js';
 
 const path = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
@@ -77,6 +78,11 @@ describe('dashboards/aap-triage-rules.yml', () => {
     }
     // The audit log's 1:1 promise broken is the one critical page besides a dead target.
     expect(alerts.find((a) => a.alert === 'AapTriageAuditRecordsLost')?.labels.severity).toBe('critical');
+  });
+
+  it('shares its runbook page with the audit-store alerts of `aap-triage alerts`, each of which has a section too', () => {
+    expect(AUDIT_ALERT_DEFAULTS.runbookUrl).toBe(ALERTS_CONFIG.runbookUrl);
+    for (const a of Object.values(AUDIT_ALERTS)) expect(docs, a.alertname).toContain(`\n## ${a.alertname}\n`);
   });
 
   it('has a firing promtool test with exact labels and annotations for every alert, and a promql_expr_test for every recording rule', () => {
