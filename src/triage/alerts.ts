@@ -127,11 +127,11 @@ export function stormAlert(storm: StormEpisode, services: readonly string[], ctx
   const annotations: Record<string, string> = {
     summary:
       cause === 'dealer'
-        ? `Dealer-side episode: ${client} retries ${codes} by the book on ${skills} since ${formatUtcMinute(storm.start)} UTC`
-        : `Retry storm from ${client} on ${skills} since ${formatUtcMinute(storm.start)} UTC`,
+        ? `Dealer-side episode: ${client} retries ${codes} by the book on ${skills} since ${formatUtcMinute(storm.start)}`
+        : `Retry storm from ${client} on ${skills} since ${formatUtcMinute(storm.start)}`,
     description:
       `${storm.retries} retries of ${storm.requests} calls (${ratio}), ${storm.errors} errors (${codes}), ` +
-      `peak ${storm.peakPerMinute} calls a minute, from ${formatUtcMinute(storm.start)} to ${formatUtcMinute(storm.end)} UTC.`,
+      `peak ${storm.peakPerMinute} calls a minute, from ${formatUtcMinute(storm.start)} to ${formatUtcMinute(storm.end)}.`,
     command: ctx.command(`storms --since ${iso(storm.start)}`),
     draft: ctx.command(`draft --storm ${storm.id}`),
     runbook_url: runbook(kind.alertname, ctx),
@@ -160,7 +160,7 @@ export function issueAlert(issue: Issue, ctx: AlertContext): AlertmanagerAlert |
     summary: `${issue.state === 'new' ? 'New issue' : 'Issue regressed'}: ${issue.title}`,
     description:
       `${issue.count} errors from ${issue.clients} client${issue.clients === 1 ? '' : 's'} ` +
-      `${issue.state === 'new' ? 'since it was first seen' : 'since it came back'} at ${formatUtcMinute(start)} UTC; last ${formatUtcMinute(issue.last_seen)} UTC (${issue.last_error_id}).`,
+      `${issue.state === 'new' ? 'since it was first seen' : 'since it came back'} at ${formatUtcMinute(start)}; last ${formatUtcMinute(issue.last_seen)} (${issue.last_error_id}).`,
     command: ctx.command(`search issue:${issue.key}`),
     draft: ctx.command(`draft --query issue:${issue.key}`),
     runbook_url: runbook(kind.alertname, ctx),
