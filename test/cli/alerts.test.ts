@@ -40,11 +40,16 @@ interface Run {
   err: string;
 }
 
-async function cli(now: () => number, args: string[], signal?: AbortSignal, onErr?: (err: string) => void): Promise<Run> {
+async function cli(now: () => number, args: string[], signal?: AbortSignal, onErr?: (err: string) => void, onOut?: (out: string) => void): Promise<Run> {
   let out = '';
   let err = '';
   const code = await main(['node', 'aap-triage', ...args], {
-    stdout: { write: (s: string | Uint8Array) => (out += String(s)) },
+    stdout: {
+      write: (s: string | Uint8Array) => {
+        out += String(s);
+        onOut?.(out);
+      },
+    },
     stderr: {
       write: (s: string | Uint8Array) => {
         err += String(s);
@@ -250,6 +255,33 @@ describe('aap-triage alerts with bad input', () => {
     const lines = r.err.split('\n').filter(Boolean);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const l of lines) expect(l).toBe(`aap-triage: alerts: cannot reach Alertmanager at http://127.0.0.1:${closedPort}/api/v2/alerts: ECONNREFUSED`);
+  });
+
+  it('an unreadable store (its PostgreSQL database dropped mid-run) is one stderr line per period, and the loop goes on', async () => {
+    const pgStore = await createTestStore('postgres');
+    const data = rows(Date.now());
+    await pgStore.insertEvents(data.events);
+    await pgStore.insertTraffic(data.traffic);
+    const stop = new AbortController();
+    let dropping: Promise<void> | undefined;
+    const r = await cli(
+      Date.now,
+      ['alerts', '--every', '1s', '--dry-run', '--db', pgStore.target],
+      stop.signal,
+      (err) => {
+        if (err.split('\n').filter(Boolean).length >= 2) stop.abort();
+      },
+      () => {
+        dropping ??= pgStore.cleanup();
+      },
+    );
+    await dropping;
+    expect(r.code).toBe(0);
+    // The first period printed its alerts; every later one says it could not read the store.
+    expect((JSON.parse(r.out) as unknown[]).length).toBe(4);
+    const lines = r.err.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const l of lines) expect(l).toMatch(/^aap-triage: alerts: cannot read the store: \S/);
   });
 
   it.each([
