@@ -10,12 +10,17 @@
 // Metric names are the golden-scrape names (test/dashboards/golden-scrape.test.ts, docs/dashboards.md).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ALERTS_CONFIG } from './alerts-config.mjs';
 
 const OUT = fileURLToPath(new URL('./aap-triage-overview.json', import.meta.url));
+// grafana/dashboard-linter's exclusions file, beside the dashboard (JSON is valid YAML).
+const LINT_OUT = fileURLToPath(new URL('./.lint', import.meta.url));
 const DS = { type: 'prometheus', uid: '${datasource}' };
-const CALL = 'job=~"$service", aap_protocol=~"$protocol", aap_skill=~"$skill"';
-const PROTO = 'job=~"$service", aap_protocol=~"$protocol"';
-const SVC = 'job=~"$service"';
+// Every selector carries the job and instance matchers (grafana/dashboard-linter's
+// target-job-rule and target-instance-rule); the job is the service (docs/dashboards.md).
+const SVC = 'job=~"$job", instance=~"$instance"';
+const CALL = `${SVC}, aap_protocol=~"$protocol", aap_skill=~"$skill"`;
+const PROTO = `${SVC}, aap_protocol=~"$protocol"`;
 // The SDK Prometheus exporter writes rpc_server_call_duration_*; the Collector / Prometheus OTLP
 // path appends the unit (rpc_server_call_duration_seconds_*). One selector matches both.
 const dur = (suffix, extra = CALL) => `{__name__=~"rpc_server_call_duration(_seconds)?_${suffix}", rpc_system_name="jsonrpc", ${extra}}`;
@@ -74,7 +79,7 @@ panels.push(row('Errors', y)); y += 1;
 panels.push(stat({
   title: 'Error ratio', unit: 'percentunit', decimals: 1, gridPos: { h: 8, w: 4, x: 0, y },
   description: 'Share of JSON-RPC calls answered with an error (HTTP-200 JSON-RPC errors, DMC-12 errors inside a result and failed tasks included), over the selected services, protocols and skills: calls of the rpc.server.call.duration histogram that carry error.type, divided by all its calls. Red (above 5 %): open "Error rate by code" to see which code grew, then run `aap-triage search` for that code to get error_id + trace_id pairs.',
-  thresholds: steps(['green', null], ['orange', 0.01], ['red', 0.05]),
+  thresholds: steps(['green', null], ['orange', 0.01], ['red', ALERTS_CONFIG.errorRatio.threshold]),
   // One histogram for numerator and denominator, so both come from the same calls.
   // `or vector(0)`: a service that has never failed has no error series; show 0 %, not "No data".
   targets: [[`(sum(rate(${dur('count', `${CALL}, ${ERR}`)}[${RI}])) or vector(0)) / sum(rate(${dur('count')}[${RI}]))`, 'error ratio']],
@@ -132,7 +137,7 @@ panels.push(ts({
 panels.push(ts({
   title: 'Amplification (attempts per distinct request)', unit: 'none', decimals: 2, gridPos: { h: 8, w: 8, x: 8, y }, min: 1,
   description: 'Calls divided by first attempts: how many times, on average, each distinct request reached the server. 1.0 means no retries. Red (1.5 or more for two minutes) is the amplification storm rule of DESIGN §6: clients are multiplying load, typically retrying without backoff after RATE_LIMITED or UPSTREAM_UNAVAILABLE. Run `aap-triage storms` and check the clients\' backoff.',
-  thresholds: steps(['green', null], ['orange', 1.2], ['red', 1.5]),
+  thresholds: steps(['green', null], ['orange', 1.2], ['red', ALERTS_CONFIG.amplification.threshold]),
   targets: [[`sum(rate(aap_server_request_attempts_count{${CALL}}[${RI}])) / sum(rate(aap_server_request_attempts_bucket{${CALL}, ${LE_FIRST}}[${RI}]))`, 'attempts per request']],
 }));
 panels.push({
@@ -174,15 +179,27 @@ panels.push(stat({
 }));
 panels.push(ts({
   title: 'Audit queue size', unit: 'short', decimals: 0, gridPos: { h: 8, w: 10, x: 14, y },
-  description: 'Audit records waiting in each process\'s in-memory queue for the writer thread. It should stay near zero and drain after bursts. Red (a steady climb): the writer cannot keep up — check disk latency and WAL size of the audit database and whether several processes contend for its write lock; when the queue reaches its bound, records are dropped.',
-  thresholds: steps(['green', null], ['orange', 1000], ['red', 5000]),
+  description: 'Audit records waiting in each process\'s in-memory queue for the writer thread. It should stay near zero and drain after bursts. Red (a steady climb, or 80 % of the default bound of 10 000, where AapTriageAuditQueueNearBound fires): the writer cannot keep up — check disk latency and WAL size of the audit database and whether several processes contend for its write lock; when the queue reaches its bound, records are dropped.',
+  thresholds: steps(['green', null], ['orange', 1000], ['red', ALERTS_CONFIG.auditQueue.queueLimit * ALERTS_CONFIG.auditQueue.fraction]),
   targets: [[`sum by (instance) (aap_audit_queue_size{${SVC}})`, '{{instance}}']],
 }));
+y += 8;
+panels.push(row('Alerts', y)); y += 1;
+const FIRING_ALERTS = 'Firing alerts';
+panels.push(ts({
+  title: FIRING_ALERTS, unit: 'short', decimals: 0, gridPos: { h: 8, w: 24, x: 0, y }, stack: true,
+  description: 'The Prometheus alerts of dashboards/aap-triage-rules.yml that are firing, by alert, severity and service (Prometheus\'s own ALERTS series; empty when the rules are not loaded or nothing fires). Red (any critical line): audit records lost or a dealer agent not scraped; open the alert\'s section in docs/alerts.md (its runbook_url) for what it means and the aap-triage commands to run. Audit-store alerts (retry storms, new issues) go to Alertmanager from `aap-triage alerts` and are not shown here.',
+  overrides: [colorOverride('.*critical.*', 'red', 'byRegexp'), colorOverride('.*warning.*', 'orange', 'byRegexp'), colorOverride('.*info.*', 'blue', 'byRegexp')],
+  targets: [[`sum by (alertname, severity, job) (ALERTS{alertstate="firing", alertname=~"AapTriage.*", job=~"$job"})`, '{{alertname}} {{severity}} {{job}}']],
+}));
 
-const varQuery = (name, label, query, description) => ({
+// job and instance match `.+` for All (grafana/dashboard-linter's template-job-rule and
+// template-instance-rule): every series has both. protocol and skill keep `.*`: skill is absent
+// on calls that named none.
+const varQuery = (name, label, query, description, allValue = '.*') => ({
   name, label, description, type: 'query', datasource: DS,
   query,
-  definition: query, refresh: 2, includeAll: true, multi: true, allValue: '.*',
+  definition: query, refresh: 2, includeAll: true, multi: true, allValue,
   current: { selected: true, text: ['All'], value: ['$__all'] }, options: [], regex: '', sort: 1, hide: 0,
 });
 // What the JSON needs, as Grafana's own export lists it (Dashboards → Export): the import screen
@@ -208,21 +225,40 @@ const dashboard = {
   templating: { list: [
     { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', regex: '', hide: 0, includeAll: false, multi: false, refresh: 1, current: {}, options: [],
       description: 'Prometheus data source that scrapes (or receives) the dealer agents\' metrics.' },
-    varQuery('service', 'Service', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc"}, job)`,
-      'Prometheus job of the dealer agent: the scrape job name when Prometheus scrapes the exporter, service.name (with its namespace) when metrics arrive over OTLP.'),
-    varQuery('protocol', 'Protocol', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc", job=~"$service"}, aap_protocol)`,
+    varQuery('job', 'Job', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc"}, job)`,
+      'The dealer agent\'s service: the Prometheus scrape job name when Prometheus scrapes the exporter, service.name (with its namespace) when metrics arrive over OTLP.', '.+'),
+    varQuery('instance', 'Instance', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc", job=~"$job"}, instance)`,
+      'One process of the service (host:port of its metrics endpoint).', '.+'),
+    varQuery('protocol', 'Protocol', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc", ${SVC}}, aap_protocol)`,
       'Protocol family of the call: aap, a2a, dmc12 or jsonrpc.'),
-    varQuery('skill', 'Skill', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc", job=~"$service", aap_protocol=~"$protocol"}, aap_skill)`,
+    varQuery('skill', 'Skill', `label_values({__name__=~"rpc_server_call_duration(_seconds)?_count", rpc_system_name="jsonrpc", ${SVC}, aap_protocol=~"$protocol"}, aap_skill)`,
       'AAP skill or DMC-12 tool. Conformance and audit panels are not split by skill.'),
   ] },
   panels,
 };
-const text = JSON.stringify(dashboard, null, 2) + '\n';
+// The rules of grafana/dashboard-linter this dashboard does not follow, where, and why.
+const lint = {
+  exclusions: {
+    'target-instance-rule': {
+      reason: 'ALERTS carries instance only for per-process alerts; a matcher would hide the per-service ones.',
+      entries: [{ dashboard: dashboard.title, panel: FIRING_ALERTS }],
+    },
+  },
+};
+const outputs = [[OUT, JSON.stringify(dashboard, null, 2) + '\n'], [LINT_OUT, JSON.stringify(lint, null, 2) + '\n']];
 if (process.argv.includes('--check')) {
-  if (readFileSync(OUT, 'utf8') !== text) {
-    console.error(`${OUT} is out of date: run node dashboards/build-overview.mjs`);
-    process.exit(1);
+  for (const [path, text] of outputs) {
+    let old = null;
+    try {
+      old = readFileSync(path, 'utf8');
+    } catch {
+      // missing: out of date
+    }
+    if (old !== text) {
+      console.error(`${path} is out of date: run node dashboards/build-overview.mjs`);
+      process.exit(1);
+    }
   }
 } else {
-  writeFileSync(OUT, text);
+  for (const [path, text] of outputs) writeFileSync(path, text);
 }

@@ -42,3 +42,5 @@ export type { Mailbox } from '../incident/index.js';
 export { retriedAnswers } from './summary.js';
 export type { RetriedAnswer } from './summary.js';
 export type { RequestedAction } from './draft.js';
+export { deriveAlerts, stormAlert, issueAlert, stormCause, isMuted, AUDIT_ALERTS, AUDIT_ALERT_DEFAULTS } from './alerts.js';
+export type { AlertmanagerAlert, AlertContext } from './alerts.js';

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { buildRules } from '../../dashboards/build-rules.mjs';
 import {
   allPanels,
   dataPanels,
@@ -13,6 +14,7 @@ import {
   lintExpr,
   loadDashboard,
   metricRefs,
+  selectors,
   substitute,
   variableQuery,
 } from './dashboard-model.js';
@@ -56,12 +58,12 @@ describe('dashboards/aap-triage-overview.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('declares a prometheus datasource variable and service, protocol and skill query variables over it', () => {
+  it('declares a prometheus datasource variable and job, instance, protocol and skill query variables over it', () => {
     const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
     const ds = vars.get('datasource');
     expect(ds?.type).toBe('datasource');
     expect(ds?.query).toBe('prometheus');
-    for (const name of ['service', 'protocol', 'skill']) {
+    for (const name of ['job', 'instance', 'protocol', 'skill']) {
       const v = vars.get(name);
       expect(v, name).toBeDefined();
       expect(v?.type).toBe('query');
@@ -116,12 +118,20 @@ describe('dashboards/aap-triage-overview.json', () => {
     }
   });
 
+  it('has a Firing alerts panel over Prometheus\'s ALERTS whose name matcher covers every alert of dashboards/aap-triage-rules.yml', () => {
+    const expr = panels.find((p) => p.title === 'Firing alerts')?.targets?.[0]?.expr ?? '';
+    expect(expr).toContain('ALERTS{alertstate="firing"');
+    const names = new RegExp(`^(?:${/alertname=~"([^"]+)"/.exec(expr)?.[1] ?? ''})$`);
+    for (const a of buildRules().alerts) expect(names.test(a.alert), a.alert).toBe(true);
+    expect(names.test('NodeDown')).toBe(false);
+  });
+
   it('gives each target a unique refId and an expression that names a metric and substitutes cleanly', () => {
     for (const p of panels) {
       const refIds = (p.targets ?? []).map((t) => t.refId);
       expect(new Set(refIds).size, p.title).toBe(refIds.length);
       for (const t of p.targets ?? []) {
-        const expr = substitute(t.expr, { service: '.*', protocol: '.*', skill: '.*' });
+        const expr = substitute(t.expr, { job: '.+', instance: '.+', protocol: '.*', skill: '.*' });
         expect(expr).not.toMatch(/\$|\[\[/);
         expect(metricRefs(expr).length, `${p.title}: ${t.expr}`).toBeGreaterThan(0);
       }
@@ -182,6 +192,98 @@ describe('panel expressions (issue 18)', () => {
   });
 });
 
+/**
+ * The rules of grafana/dashboard-linter (lint/rule_*.go) that apply to a Prometheus dashboard,
+ * re-implemented here (the linter is a Go tool; npm and Debian have no package of it), honouring
+ * the exclusions of the `.lint` file beside the dashboard as the linter does.
+ */
+describe('grafana/dashboard-linter rules', () => {
+  interface Exclusion {
+    reason: string;
+    entries?: { dashboard?: string; panel?: string }[];
+  }
+  const lintFile = JSON.parse(readFileSync(fileURLToPath(new URL('../../dashboards/.lint', import.meta.url)), 'utf8')) as { exclusions: Record<string, Exclusion> };
+  const excluded = (rule: string, panel: string): boolean => {
+    const ex = lintFile.exclusions[rule];
+    if (!ex) return false;
+    return !ex.entries || ex.entries.some((e) => (e.dashboard === undefined || e.dashboard === dashboard.title) && (e.panel === undefined || e.panel === panel));
+  };
+  type FullVariable = { name: string; type: string; label?: string; multi?: boolean; allValue?: string; datasource?: { uid?: string }; query?: unknown };
+  const variable = (name: string) => (dashboard.templating.list as FullVariable[]).find((v) => v.name === name);
+
+  it('gives every exclusion a reason and names only panels that exist', () => {
+    for (const [rule, ex] of Object.entries(lintFile.exclusions)) {
+      expect(ex.reason.length, rule).toBeGreaterThan(20);
+      for (const e of ex.entries ?? []) expect(panels.map((p) => p.title), rule).toContain(e.panel);
+    }
+  });
+
+  it('template-datasource-rule: a templated Prometheus datasource', () => {
+    expect(variable('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+  });
+
+  it.each(['job', 'instance'])('template-%s-rule: a multi-select query variable over $datasource, labelled, All = .+', (name) => {
+    const v = variable(name);
+    expect(v, name).toBeDefined();
+    expect(['$datasource', '${datasource}']).toContain(v?.datasource?.uid);
+    expect(v).toMatchObject({ type: 'query', label: name[0]!.toUpperCase() + name.slice(1), multi: true, allValue: '.+' });
+  });
+
+  it('panel-datasource-rule: every panel uses the templated datasource', () => {
+    for (const p of panels) expect(['$datasource', '${datasource}'], p.title).toContain((p.datasource as { uid?: string }).uid);
+  });
+
+  it('panel-units-rule and panel-title-description-rule: a unit, a title and a description on every panel', () => {
+    for (const p of panels) {
+      expect(p.fieldConfig?.defaults?.unit, p.title).toBeTruthy();
+      expect(p.title.trim().length).toBeGreaterThan(0);
+      expect(p.description?.trim().length ?? 0, p.title).toBeGreaterThan(0);
+    }
+  });
+
+  /** The range of each rate()/irate() call of `expr` (strings masked, so `[.]` in a regex is not one). */
+  const rateRanges = (expr: string): string[] => {
+    const masked = expr.replace(/"(?:[^"\\]|\\.)*"/g, (m) => `"${' '.repeat(m.length - 2)}"`);
+    const stack: string[] = [];
+    const out: string[] = [];
+    for (let i = 0; i < masked.length; i++) {
+      const c = masked[i];
+      if (c === '(') stack.push(/([A-Za-z_]+)\s*$/.exec(masked.slice(0, i))?.[1] ?? '');
+      else if (c === ')') stack.pop();
+      else if (c === '[') {
+        const end = masked.indexOf(']', i);
+        if (['rate', 'irate'].includes(stack[stack.length - 1] ?? '')) out.push(masked.slice(i + 1, end));
+        i = end;
+      }
+    }
+    return out;
+  };
+
+  it('target-rate-interval-rule: every rate() and irate() uses $__rate_interval', () => {
+    expect(rateRanges('sum(rate(a{x=~"1[.]0"}[5m])) / sum(increase(b[$__range]))')).toEqual(['5m']);
+    const bad: string[] = [];
+    for (const p of panels) {
+      for (const t of p.targets ?? []) for (const r of rateRanges(t.expr)) if (r !== '$__rate_interval' && !excluded('target-rate-interval-rule', p.title)) bad.push(`${p.title}: [${r}]`);
+    }
+    expect(bad).toEqual([]);
+    expect(panels.flatMap((p) => (p.targets ?? []).flatMap((t) => rateRanges(t.expr))).length).toBeGreaterThan(10);
+  });
+
+  it.each(['job', 'instance'])('target-%s-rule: every selector of every target matches %s=~"$%s"', (label) => {
+    const missing: string[] = [];
+    for (const p of panels) {
+      if (excluded(`target-${label}-rule`, p.title)) continue;
+      for (const t of p.targets ?? []) {
+        for (const sel of selectors(t.expr)) {
+          const text = t.expr.slice(sel.start, sel.end);
+          if (!text.includes(`${label}=~"$${label}"`)) missing.push(`${p.title} ${t.refId}: ${text}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('lintExpr', () => {
   it('flags an integer le literal, and accepts a matcher for both spellings', () => {
     expect(lintExpr('rate(x_bucket{le="1"}[1m])')).toEqual([expect.stringContaining('le="1"')]);
@@ -197,7 +299,7 @@ describe('lintExpr', () => {
     expect(lintExpr('sum({__name__=~"d(_seconds)?_count", job="a"})')).toHaveLength(1);
     expect(lintExpr('sum(rate(d_count{job="a"}[1m])) / sum(d_sum)')).toEqual(['counter d_sum outside rate()/increase()']);
     expect(lintExpr('sum(increase(x_total{a="b"}[$__range])) or vector(0)')).toEqual([]);
-    expect(lintExpr('sum by (instance) (aap_audit_queue_size{job=~"$service"})')).toEqual([]);
+    expect(lintExpr('sum by (instance) (aap_audit_queue_size{job=~"$job"})')).toEqual([]);
   });
 
   it('flags histogram_quantile not over sum by (le)', () => {

@@ -216,7 +216,8 @@ export function leMatchesBothSpellings(op: string, value: string): boolean {
  * Lints one panel expression; returns what is wrong, empty when nothing is:
  * - every `le` matcher matches a bound under both its Prometheus 2 and 3 spelling (no integer literal);
  * - every counter series (`_total`, `_bucket`, `_count`, `_sum`) is read only inside `rate(…[…])`
- *   or `increase(…[…])`: a raw counter resets with the process and is meaningless on a graph;
+ *   or `increase(…[…])` (or `present_over_time(…[…])`, which reads no value): a raw counter resets
+ *   with the process and is meaningless on a graph;
  * - every `histogram_quantile(φ, …)` aggregates its buckets with `sum by (le, …)`.
  */
 export function lintExpr(expr: string): string[] {
@@ -231,7 +232,8 @@ export function lintExpr(expr: string): string[] {
     const before = expr.slice(0, s.start).trimEnd();
     const after = expr.slice(s.end).trimStart();
     const name = s.ref.kind === 'name' ? s.ref.name : s.ref.pattern;
-    if (!/\b(rate|increase)\s*\($/.test(before) || !after.startsWith('[')) findings.push(`counter ${name} outside rate()/increase()`);
+    // present_over_time reads only whether a sample exists, never its value.
+    if (!/\b(rate|increase|present_over_time)\s*\($/.test(before) || !after.startsWith('[')) findings.push(`counter ${name} outside rate()/increase()`);
   }
   for (const m of expr.matchAll(/histogram_quantile\s*\(\s*[^,]+,\s*/g)) {
     const rest = expr.slice((m.index ?? 0) + m[0].length);

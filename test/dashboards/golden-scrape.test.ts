@@ -8,6 +8,7 @@ import { METRICS, RETRY_FLAG_NONE } from '../../src/instrument/attributes.js';
 import { dataPanels, loadDashboard, metricRefs, refMatches, substitute, variableQuery } from './dashboard-model.js';
 import { startInstrumentedDemo, type InstrumentedDemo } from './demo-traffic.js';
 import { mergeExpositions, type Family } from './exposition.js';
+import { buildRules } from '../../dashboards/build-rules.mjs';
 
 type PromType = 'counter' | 'gauge' | 'histogram';
 
@@ -166,23 +167,29 @@ describe('golden scrape of @opentelemetry/exporter-prometheus after demo traffic
   });
 });
 
+/**
+ * Series Prometheus writes itself, not the exporter: `ALERTS` (the dashboard's "Firing alerts"
+ * panel) and `up` (AapTriageTargetDown). Recording-rule names (with `:`) are the rules' own.
+ */
+const PROMETHEUS_OWN = new Set(['ALERTS', 'up']);
+const exporterRefs = (expr: string) => metricRefs(expr).filter((r) => r.kind === 'regex' || (!PROMETHEUS_OWN.has(r.name) && !r.name.includes(':')));
+
 describe('dashboard names', () => {
   const { dashboard } = loadDashboard();
   const exprs = dataPanels(dashboard).flatMap((p) =>
-    (p.targets ?? []).map((t) => ({ where: `${p.title} ${t.refId}`, expr: substitute(t.expr, { service: '.*', protocol: '.*', skill: '.*' }) })),
+    (p.targets ?? []).map((t) => ({ where: `${p.title} ${t.refId}`, expr: substitute(t.expr, { job: '.+', instance: '.+', protocol: '.*', skill: '.*' }) })),
   );
   const variableExprs = dashboard.templating.list
     .map((v) => variableQuery(v))
     .filter((q): q is string => typeof q === 'string' && q.startsWith('label_values('))
-    .map((q) => ({ where: `variable ${q}`, expr: substitute(q.replace(/^label_values\((.*),\s*\w+\)$/, '$1'), { service: '.*', protocol: '.*' }) }));
+    .map((q) => ({ where: `variable ${q}`, expr: substitute(q.replace(/^label_values\((.*),\s*\w+\)$/, '$1'), { job: '.+', instance: '.+', protocol: '.*' }) }));
 
   it('uses only metric names in the golden scrape: every reference in every panel and variable query matches one', () => {
     const scraped = [...families.values()].flatMap((f) => f.samples.map((s) => s.name));
     const golden = GOLDEN.flatMap((g) => seriesNames(g.family, g.type));
     for (const { where, expr } of [...exprs, ...variableExprs]) {
-      const refs = metricRefs(expr);
-      expect(refs.length, where).toBeGreaterThan(0);
-      for (const ref of refs) {
+      expect(metricRefs(expr).length, where).toBeGreaterThan(0);
+      for (const ref of exporterRefs(expr)) {
         expect(golden.some((n) => refMatches(ref, n)), `${where}: ${JSON.stringify(ref)} not in the golden list`).toBe(true);
         expect(scraped.some((n) => refMatches(ref, n)), `${where}: ${JSON.stringify(ref)} not in this scrape`).toBe(true);
       }
@@ -194,7 +201,31 @@ describe('dashboard names', () => {
     expect(collector).toContain('rpc_server_call_duration_seconds_bucket');
     expect(collector).toContain('aap_server_errors_total');
     for (const { where, expr } of [...exprs, ...variableExprs]) {
+      for (const ref of exporterRefs(expr)) {
+        expect(collector.some((n) => refMatches(ref, n)), `${where}: ${JSON.stringify(ref)} has no Collector-path name`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('rule names (dashboards/aap-triage-rules.yml, issue 30)', () => {
+  const { recording, alerts } = buildRules();
+  const exprs = [...recording.map((r) => ({ where: r.record, expr: r.expr })), ...alerts.map((a) => ({ where: a.alert, expr: a.expr }))];
+  const recorded = new Set(recording.map((r) => r.record));
+
+  it('use only golden metric names (in this scrape and under the Collector path), their own recording rules, and up', () => {
+    const scraped = [...families.values()].flatMap((f) => f.samples.map((s) => s.name));
+    const golden = GOLDEN.flatMap((g) => seriesNames(g.family, g.type));
+    const collector = GOLDEN.flatMap((g) => seriesNames(collectorFamily(g.otel, g.unit, g.type), g.type));
+    for (const { where, expr } of exprs) {
       for (const ref of metricRefs(expr)) {
+        if (ref.kind === 'name' && ref.name.includes(':')) {
+          expect(recorded.has(ref.name), `${where}: ${ref.name} is not a recording rule of the file`).toBe(true);
+          continue;
+        }
+        if (ref.kind === 'name' && PROMETHEUS_OWN.has(ref.name)) continue;
+        expect(golden.some((n) => refMatches(ref, n)), `${where}: ${JSON.stringify(ref)} not in the golden list`).toBe(true);
+        expect(scraped.some((n) => refMatches(ref, n)), `${where}: ${JSON.stringify(ref)} not in this scrape`).toBe(true);
         expect(collector.some((n) => refMatches(ref, n)), `${where}: ${JSON.stringify(ref)} has no Collector-path name`).toBe(true);
       }
     }

@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataPanels, loadDashboard, substitute, variableQuery, type Substitutions } from './dashboard-model.js';
 import { startInstrumentedDemo, type InstrumentedDemo } from './demo-traffic.js';
+import { fileURLToPath } from 'node:url';
+import { buildRules } from '../../dashboards/build-rules.mjs';
 import { findPrometheus, startPrometheus, type BucketLabels, type RunningPrometheus } from './prometheus.js';
 
 const PROMETHEUS = findPrometheus();
@@ -20,6 +22,11 @@ if (!runIt) console.warn(`skipping test/dashboards/prometheus.test.ts: ${MISSING
 
 const TRAFFIC_MS = 10_000;
 const { dashboard } = loadDashboard();
+// The rules beside the dashboard, loaded into both servers (issue 30).
+const RULE_FILE = fileURLToPath(new URL('../../dashboards/aap-triage-rules.yml', import.meta.url));
+const { recording, alerts } = buildRules();
+/** Panels that are empty on healthy traffic by design: the firing alerts. */
+const EMPTY_WHEN_HEALTHY = new Set(['Firing alerts']);
 const targets = dataPanels(dashboard).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, refId: t.refId, expr: t.expr })));
 
 let demo: InstrumentedDemo | undefined;
@@ -31,7 +38,7 @@ beforeAll(async () => {
   if (!PROMETHEUS) throw new Error(`CI=true but ${MISSING}`);
   demo = await startInstrumentedDemo();
   for (const bucketLabels of SPELLINGS) {
-    proms.set(bucketLabels, await startPrometheus(demo.endpoints, { scrapeIntervalS: 1, bin: PROMETHEUS, bucketLabels }));
+    proms.set(bucketLabels, await startPrometheus(demo.endpoints, { scrapeIntervalS: 1, bin: PROMETHEUS, bucketLabels, ruleFiles: [RULE_FILE] }));
   }
   for (const p of proms.values()) await p.waitForScrapes(1, 15_000);
   await demo.runTraffic(TRAFFIC_MS);
@@ -51,7 +58,7 @@ async function emptyTargets(prom: RunningPrometheus, values: Substitutions): Pro
     const expr = substitute(t.expr, values);
     try {
       const series = await prom.query(expr);
-      if (series.length === 0) failures.push(`${t.panel} ${t.refId}: no series for ${expr}`);
+      if (series.length === 0 && !EMPTY_WHEN_HEALTHY.has(t.panel)) failures.push(`${t.panel} ${t.refId}: no series for ${expr}`);
     } catch (err) {
       failures.push(`${t.panel} ${t.refId}: ${(err as Error).message}`);
     }
@@ -80,30 +87,31 @@ describe.runIf(runIt).each(SPELLINGS)('dashboard queries against a real Promethe
 
   it('answers every target of every panel with at least one series when every variable is All', async () => {
     expect(targets.length).toBeGreaterThanOrEqual(14);
-    expect(await emptyTargets(prom!, { service: '.*', protocol: '.*', skill: '.*' })).toEqual([]);
+    expect(await emptyTargets(prom!, { job: '.+', instance: '.+', protocol: '.*', skill: '.*' })).toEqual([]);
   });
 
-  it('answers every target with one service, protocol and skill selected (Grafana escapes single values as regex)', async () => {
+  it('answers every target with one job, protocol and skill selected (Grafana escapes single values as regex)', async () => {
     // Grafana interpolates a single value into a =~ matcher regex-escaped: `inventory\.search`,
     // written `inventory\\.search` inside the PromQL string.
-    expect(await emptyTargets(prom!, { service: 'demo-motors-aap', protocol: 'aap', skill: 'inventory\\\\.search' })).toEqual([]);
+    expect(await emptyTargets(prom!, { job: 'demo-motors-aap', instance: '.+', protocol: 'aap', skill: 'inventory\\\\.search' })).toEqual([]);
   });
 
   it('answers every target with several values selected (Grafana joins them as (a|b))', async () => {
     expect(
-      await emptyTargets(prom!, { service: '(demo-motors-aap|demo-motors-dmc12)', protocol: '(aap|dmc12)', skill: '(inventory\\\\.search|create_reservation)' }),
+      await emptyTargets(prom!, { job: '(demo-motors-aap|demo-motors-dmc12)', instance: '.+', protocol: '(aap|dmc12)', skill: '(inventory\\\\.search|create_reservation)' }),
     ).toEqual([]);
   });
 
-  it('fills the service, protocol and skill variables from label_values over the call metric', async () => {
+  it('fills the job, instance, protocol and skill variables from label_values over the call metric', async () => {
     const values: Record<string, string[]> = {};
     for (const v of dashboard.templating.list) {
       const q = variableQuery(v);
       const m = q ? /^label_values\((.+),\s*(\w+)\)$/.exec(q) : null;
       if (!m) continue;
-      values[v.name] = await prom!.labelValues(m[2] ?? '', substitute(m[1] ?? '', { service: '.*', protocol: '.*' }));
+      values[v.name] = await prom!.labelValues(m[2] ?? '', substitute(m[1] ?? '', { job: '.+', instance: '.+', protocol: '.*' }));
     }
-    expect(values.service).toEqual(['demo-motors-aap', 'demo-motors-dmc12']);
+    expect(values.job).toEqual(['demo-motors-aap', 'demo-motors-dmc12']);
+    expect(values.instance?.sort()).toEqual(demo!.endpoints.map((e) => e.address).sort());
     for (const p of ['aap', 'a2a', 'dmc12']) expect(values.protocol).toContain(p);
     expect(values.skill).toContain('inventory.search');
     // …and at least one DMC-12 tool (snake_case; `_OTHER` is not one).
@@ -111,7 +119,7 @@ describe.runIf(runIt).each(SPELLINGS)('dashboard queries against a real Promethe
   });
 
   it('computes sane values: ratios within [0, 1], p50 ≤ p95 ≤ p99, no audit records lost, retries flagged', async () => {
-    const all = { service: '.*', protocol: '.*', skill: '.*' };
+    const all = { job: '.+', instance: '.+', protocol: '.*', skill: '.*' };
     const byTitle = (title: string) => targets.filter((t) => t.panel === title);
     const scalar = async (expr: string): Promise<number> => Number((await prom!.query(substitute(expr, all)))[0]?.value[1]);
 
@@ -143,6 +151,51 @@ describe.runIf(runIt).each(SPELLINGS)('dashboard queries against a real Promethe
       expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
       expect(Number(s.value[1])).toBeLessThanOrEqual(1);
     }
+  });
+});
+
+describe.runIf(runIt).each(SPELLINGS)('the rules of dashboards/aap-triage-rules.yml evaluated by a real Prometheus (bucket bounds %s) over the demo', (spelling) => {
+  let prom: RunningPrometheus | undefined;
+  beforeAll(() => {
+    prom = proms.get(spelling);
+  });
+
+  it('loaded every rule, with no evaluation error', async () => {
+    const res = (await (await fetch(`${prom!.url}/api/v1/rules`)).json()) as {
+      data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
+    };
+    const rules = res.data.groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.name).sort()).toEqual([...recording.map((r) => r.record), ...alerts.map((a) => a.alert)].sort());
+    expect(rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual([]);
+  });
+
+  it('records a series per service for every recording rule (faults only where the demo has them)', async () => {
+    for (const r of recording) {
+      const jobs = (await prom!.query(r.record)).map((s) => s.metric.job);
+      expect(jobs.length, r.record).toBeGreaterThan(0);
+    }
+    // Ratios within [0, 1], amplification ≥ 1, on both services.
+    const errorRatio = await prom!.query('job:rpc_server_call_errors_per_calls:ratio_rate5m');
+    expect(errorRatio.map((s) => s.metric.job).sort()).toEqual(['demo-motors-aap', 'demo-motors-dmc12']);
+    for (const s of errorRatio) expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
+    for (const s of errorRatio) expect(Number(s.value[1])).toBeLessThanOrEqual(1);
+    for (const s of await prom!.query('job:aap_server_request_attempts_per_first_attempt:ratio_rate5m')) expect(Number(s.value[1])).toBeGreaterThanOrEqual(1);
+  });
+
+  it("answers every alert's expression, its threshold left out, with at least one series", async () => {
+    const measured = (expr: string): string => expr.replace(/ (>|>=|==) [0-9.]+( and .*)?$/, '');
+    const empty: string[] = [];
+    for (const a of alerts) {
+      const expr = measured(a.expr);
+      expect(expr, a.alert).not.toBe(a.expr);
+      if ((await prom!.query(expr)).length === 0) empty.push(`${a.alert}: ${expr}`);
+    }
+    expect(empty).toEqual([]);
+  });
+
+  it('fires nothing critical on the demo traffic: no audit record lost, both targets up', async () => {
+    const critical = await prom!.query('ALERTS{alertname=~"AapTriage.*", severity="critical"}');
+    expect(critical).toEqual([]);
   });
 });
 

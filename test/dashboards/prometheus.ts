@@ -83,10 +83,11 @@ export type BucketLabels = 'as-scraped' | 'float';
 /** The relabel rule that rewrites `le="N"` to `le="N.0"` (fully anchored, as Prometheus anchors it). */
 const FLOAT_LE = [{ source_labels: ['le'], regex: '([0-9]+)', target_label: 'le', replacement: '${1}.0', action: 'replace' }];
 
-function configYaml(targets: readonly ScrapeTarget[], scrapeIntervalS: number, bucketLabels: BucketLabels): string {
+function configYaml(targets: readonly ScrapeTarget[], scrapeIntervalS: number, bucketLabels: BucketLabels, ruleFiles: readonly string[]): string {
   // JSON is valid YAML, and it saves a YAML dependency.
   return JSON.stringify({
     global: { scrape_interval: `${scrapeIntervalS}s`, scrape_timeout: `${scrapeIntervalS}s`, evaluation_interval: '1s' },
+    rule_files: ruleFiles,
     scrape_configs: targets.map((t) => ({
       job_name: t.job,
       metrics_path: t.metricsPath ?? '/metrics',
@@ -107,19 +108,20 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /**
  * Starts Prometheus scraping `targets` every `scrapeIntervalS` seconds (default 1), storing bucket
- * bounds as `bucketLabels` says (default `as-scraped`), and resolves
+ * bounds as `bucketLabels` says (default `as-scraped`), evaluating `ruleFiles` (absolute paths)
+ * every second, and resolves
  * once it answers `/-/ready`. Throws if the binary is missing or it is not ready within 20 s
  * (the error carries its stderr).
  */
 export async function startPrometheus(
   targets: readonly ScrapeTarget[],
-  options: { scrapeIntervalS?: number; bin?: string; bucketLabels?: BucketLabels } = {},
+  options: { scrapeIntervalS?: number; bin?: string; bucketLabels?: BucketLabels; ruleFiles?: readonly string[] } = {},
 ): Promise<RunningPrometheus> {
   const bin = options.bin ?? findPrometheus();
   if (!bin) throw new Error('prometheus binary not found (apt-get install prometheus, or set PROMETHEUS_BIN)');
   const dir = mkdtempSync(join(tmpdir(), 'aap-triage-prom-'));
   const configPath = join(dir, 'prometheus.yml');
-  writeFileSync(configPath, configYaml(targets, options.scrapeIntervalS ?? 1, options.bucketLabels ?? 'as-scraped'));
+  writeFileSync(configPath, configYaml(targets, options.scrapeIntervalS ?? 1, options.bucketLabels ?? 'as-scraped', options.ruleFiles ?? []));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let stderr = '';

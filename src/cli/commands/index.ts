@@ -1,4 +1,5 @@
 import type { CommandModule } from '../context.js';
+import { alertsCommand } from './alerts.js';
 import { clientsCommand } from './clients.js';
 import { completionCommand } from './completion.js';
 import { demoCommand } from './demo.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly CommandModule[] = [
   clientsCommand,
   stormsCommand,
   draftCommand,
+  alertsCommand,
   hashCommand,
   pruneCommand,
   forgetCommand,
