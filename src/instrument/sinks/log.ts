@@ -113,9 +113,12 @@ export function logSink(core: TriageCore, x: ExchangeRecords): void {
   for (const r of x.records) {
     const e = r.event;
     if (!e) continue;
+    const line = lines && core.lines.admit(e.code, e.occurred_at);
+    // In a storm most errors have neither a line nor (without a pipeline) a record: nothing is built for them.
+    if (!line && !pipeline) continue;
     const fields = logFields(e, r.skill, r.method);
     const fault = isServerFault(e) && e.retryable !== false;
-    if (lines && core.lines.admit(e.code, e.occurred_at)) {
+    if (line) {
       if (fault) core.logger?.error(fields, ERROR_LOG_MESSAGE);
       else core.logger?.warn(fields, ERROR_LOG_MESSAGE);
     }
