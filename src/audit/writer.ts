@@ -13,7 +13,7 @@ import { checkOptions } from './options.js';
 import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
-import { isPostgresUrl, redactPostgresUrl } from './paths.js';
+import { dbTargetProblem, isPostgresUrl, nodePgConnectionString, storeLabel } from './paths.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
 import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
@@ -111,8 +111,13 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.settings = settings;
     // A PostgreSQL URL is shown (logs, health file) without its password.
     const postgres = isPostgresUrl(settings.path);
-    this.path = postgres ? redactPostgresUrl(settings.path) : settings.path;
+    this.path = postgres || dbTargetProblem(settings.path) !== null ? storeLabel(settings.path) : settings.path;
     this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
+    const targetProblem = dbTargetProblem(settings.path);
+    if (targetProblem !== null) {
+      this.fail(targetProblem);
+      return;
+    }
     const driver = postgres ? 'pg' : 'better-sqlite3';
     let driverPath: string;
     try {
@@ -122,7 +127,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       return;
     }
     const pgInit: PgWorkerInit = {
-      url: settings.path,
+      url: nodePgConnectionString(settings.path),
       driverPath,
       retryForMs: settings.busyTimeoutMs,
       migrations: PG_MIGRATIONS,

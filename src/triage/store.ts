@@ -30,6 +30,6 @@ export { DEFAULT_RETENTION_MS, forgetSubject, previewPrune, pruneOlderThan } fro
 export type { ForgetResult, PrunePreview, PruneResult } from '../audit/maintenance.js';
 export { readHealth, readHealthRecords } from '../audit/health.js';
 export type { AuditHealthFile } from '../audit/health.js';
-export { DEFAULT_DB_PATH, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
+export { DEFAULT_DB_PATH, dbTargetProblem, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from '../audit/labels.js';
 export type { ClientLabel } from '../audit/labels.js';
