@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
-import { writeHealthFileAsync } from './health.js';
+import { removeWriterHealthFiles, writeHealthFileAsync } from './health.js';
 import type { BatchMessage, FromWorker, GapRow, TrafficRow, WorkerInit } from './internal-types.js';
 import { applyMigrations } from './migrate.js';
 import { checkOptions } from './options.js';
@@ -295,6 +295,10 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       this.worker.postMessage({ type: 'close' });
       const left = deadline - Date.now();
       if (left > 0 && Atomics.load(this.signalView, 1) === 0) Atomics.wait(this.signalView, 1, 0, left);
+      if (Atomics.load(this.signalView, 1) !== 0 && this.endedCleanly()) {
+        this.clearReportTimer();
+        removeWriterHealthFiles(this.path, this.settings.service, process.pid);
+      }
     } catch {
       // exiting anyway
     }
@@ -312,8 +316,26 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 10_000).unref());
       if ((await Promise.race([exited, timeout])) === 'timeout') await worker.terminate();
     }
+    this.clearReportTimer();
     this.report();
     await this.healthWritten();
+    // A clean shutdown leaves no health file behind (issue 31); one that lost records keeps its
+    // last report, so `doctor` can show it (once) after the process is gone.
+    if (this.endedCleanly()) removeWriterHealthFiles(this.path, this.settings.service, process.pid);
+    this.closed = true;
+  }
+
+  /** Set once close() is done: the health file is final (removed or last report); later writes only count. */
+  private closed = false;
+
+  /** True when the writer is closing with nothing lost: state ok, no record dropped or failed. */
+  private endedCleanly(): boolean {
+    return this.state === 'ok' && this.dropped === 0 && this.failed === 0;
+  }
+
+  private clearReportTimer(): void {
+    if (this.reportTimer !== undefined) clearTimeout(this.reportTimer);
+    this.reportTimer = undefined;
   }
 
   private hasPending(): boolean {
@@ -556,6 +578,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   /** Writes the health file off the event loop, one write at a time, the latest report last. */
   private writeHealth(): void {
+    if (this.closed) return;
     if (this.healthWrite) {
       this.healthDirty = true;
       return;

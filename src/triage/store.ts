@@ -28,7 +28,7 @@ export { loadPseudonymizer } from '../audit/pseudonym.js';
 export type { Pseudonymizer, PseudonymizerOptions, PseudonymKind } from '../audit/pseudonym.js';
 export { DEFAULT_RETENTION_MS, forgetSubject, previewPrune, pruneOlderThan } from '../audit/maintenance.js';
 export type { ForgetResult, PrunePreview, PruneResult } from '../audit/maintenance.js';
-export { readHealth, readHealthRecords } from '../audit/health.js';
+export { readHealth, readHealthRecords, removeHealthRecord } from '../audit/health.js';
 export type { AuditHealthFile } from '../audit/health.js';
 export { DEFAULT_DB_PATH, dbTargetProblem, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from '../audit/labels.js';

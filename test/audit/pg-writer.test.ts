@@ -9,7 +9,7 @@ import { computeStats, listGaps, searchErrors } from '../../src/triage/index.js'
 import { runDoctor } from '../../src/cli/commands/doctor.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { captureLogger, makeEvent } from './helpers.js';
+import { captureLogger, makeEvent, removeOwnHealthRecords } from './helpers.js';
 
 const ALL = { since: 0, until: Number.MAX_SAFE_INTEGER };
 /** Trust authentication ignores the password, so it can stand for a real secret here. */
@@ -25,7 +25,10 @@ let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
 });
+/** Stores the sinks here wrote to: their health reports are removed at the end. */
+const targets = new Set<string>();
 afterAll(async () => {
+  for (const target of targets) removeOwnHealthRecords(target);
   await database.drop();
 });
 
@@ -33,6 +36,7 @@ describe('PostgreSQL audit sink', () => {
   it('writes error rows, traffic and gap records in batches, readable through the store reader', async () => {
     const logger = captureLogger();
     const url = withPassword(database.url);
+    targets.add(url);
     const sink = openAuditSink({ path: url, logger, handleSignals: false, batchSize: 100, queueLimit: 300 });
     expect(sink.path).not.toContain(SECRET);
     const base = Date.UTC(2026, 10, 30, 23, 59, 0);
@@ -89,6 +93,7 @@ describe('PostgreSQL audit sink when the server goes away', () => {
   it('reconnects with backoff; every row is written or counted in a gap record; nothing is thrown into the host', async () => {
     const logger = captureLogger();
     const url = withPassword(database.url, proxy.port);
+    targets.add(url);
     const sink = openAuditSink({ path: url, logger, handleSignals: false, batchSize: 50, flushIntervalMs: 20, queueLimit: 2_000, busyTimeoutMs: 1_500 });
     const base = Date.UTC(2026, 11, 1, 8, 0, 0);
     const ids: string[] = [];
