@@ -4,7 +4,10 @@
 // start-up). The entries share chunks, so `aap-triage`, `aap-triage/protocol`,
 // `aap-triage/client` and `aap-triage/register` in one process hold one copy of each module.
 // Run by `npm run build` after tsc; the type declarations stay tsc's (dist/**/*.d.ts).
-import { rmSync } from 'node:fs';
+// It also bundles the terminal UI's renderer with ink and React inside (dist/tui/bundle/, see
+// src/tui/index.ts RENDER_BUNDLE). Through rolldown's API both are quiet: no chunk table, only
+// warnings (issue 31 "a quiet build").
+import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'rolldown';
 
 const out = new URL('../dist/lib/', import.meta.url);
@@ -22,3 +25,18 @@ await build({
   logLevel: 'warn',
   output: { dir: out.pathname, format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js' },
 });
+
+// The TUI renderer as one file: ink's few hundred modules load as one (src/tui/index.ts).
+// better-sqlite3 is native; react-devtools-core is ink's optional dev dependency, never installed.
+const tuiOut = new URL('../dist/tui/bundle/', import.meta.url);
+rmSync(tuiOut, { recursive: true, force: true });
+await build({
+  input: 'dist/tui/render.js',
+  platform: 'node',
+  external: ['better-sqlite3', 'react-devtools-core'],
+  logLevel: 'warn',
+  output: { dir: tuiOut.pathname, format: 'esm' },
+});
+
+// Written last: scripts/build-if-stale.mjs (npm start) compares the sources against it.
+writeFileSync(new URL('../dist/.build-stamp', import.meta.url), `${new Date().toISOString()}\n`);
