@@ -16,6 +16,7 @@ import type { ExitFlushable } from './process-hooks.js';
 import { dbTargetProblem, isPostgresUrl, nodePgConnectionString, storeLabel } from './paths.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
 import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
+import { issueHoursBatchSql } from './pg/issue-hours.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
 import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
@@ -72,7 +73,7 @@ function workerSource(): string {
 /** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
 function pgWorkerSource(): string {
   // By the functions' own names: a bundler may rename them.
-  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name} });\n`;
+  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name}, issueHoursBatchSql: ${issueHoursBatchSql.name} });\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {

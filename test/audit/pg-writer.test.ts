@@ -63,6 +63,15 @@ describe('PostgreSQL audit sink', () => {
       expect(gaps.every((g) => g.reason === 'queue_full')).toBe(true);
       const stats = await computeStats(reader, null, { since: base, until: base + 86_400_000 });
       expect(stats.traffic?.requests).toBe(15);
+      // The writer kept the hourly summary in the batches' statements: it adds up to the rows,
+      // per hour, the duplicate not counted (issue 31); and it equals a rebuild from the rows.
+      const fromRows = await reader.all<{ hour: number; n: number }>(
+        'SELECT occurred_at - occurred_at % 3600000 AS hour, count(*) AS n FROM error_events WHERE issue_key IS NOT NULL GROUP BY 1 ORDER BY 1',
+      );
+      const kept = await reader.all<{ hour: number; n: number }>('SELECT hour, sum(errors) AS n FROM issue_hours GROUP BY hour ORDER BY hour');
+      expect(kept).toEqual(fromRows);
+      expect(kept.reduce((a, r) => a + r.n, 0)).toBe(health.written);
+      expect(kept.length).toBe(2);
     } finally {
       await reader.close();
     }
