@@ -31,6 +31,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { migrateAuditStore, openStoreReader } from '../dist/audit/store.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../dist/audit/pg/schema.js';
+import { rebuildPgIssueHours } from '../dist/audit/pg/issue-hours.js';
 import { ERROR_EVENT_COLUMNS } from '../dist/audit/schema.js';
 import { computeStats, findStorms, getError, getTrace, listIssues, searchErrors } from '../dist/triage/index.js';
 import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
@@ -201,6 +202,11 @@ async function ensurePgCopy(sqlitePath, rows, name) {
   // without ONLY it is built on every partition, as the migration's CREATE INDEX did.
   for (const ix of secondary) await c.query(ix.def.replace(' ON ONLY ', ' ON '));
   step(`build ${secondary.length} indexes`, t0);
+  // COPY bypasses the writer, which keeps the hourly issue summary per batch: build it as
+  // migration 5's backfill does (issue 31).
+  t0 = performance.now();
+  await rebuildPgIssueHours(c);
+  step('issue summary', t0);
   t0 = performance.now();
   await c.query('VACUUM (ANALYZE)');
   step('VACUUM ANALYZE', t0);
@@ -244,6 +250,14 @@ if (part === 'read' || part === 'all') {
   raw.close();
   // A copy made by an older build has an older schema, which readers refuse: upgrade both first.
   for (const target of [sqlitePath, copy.url]) await migrateAuditStore(target);
+  // A copy kept from before the PostgreSQL writer kept the issue summary (migration 5 ran on it
+  // after its rows were loaded by COPY, so the backfill is there; a copy made between may lack it).
+  {
+    const c = new pg.Client({ connectionString: copy.url });
+    await c.connect();
+    if (Number((await c.query('SELECT count(*) AS n FROM issue_hours')).rows[0].n) === 0) await rebuildPgIssueHours(c);
+    await c.end();
+  }
   const table = {};
   for (const [store, target] of [
     ['sqlite', sqlitePath],
