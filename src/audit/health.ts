@@ -7,7 +7,7 @@
  * never a record. (Writers before issue #17 wrote one `<db path>.health.json`; it is still read.)
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -50,6 +50,21 @@ export function writerHealthFilePath(dbPath: string, service: string | null, pid
 export function fallbackHealthFilePath(dbPath: string, service?: string | null, pid?: number): string {
   if (service === undefined || pid === undefined) return join(tmpdir(), `${fallbackPrefix(dbPath)}.health.json`);
   return join(tmpdir(), `${fallbackPrefix(dbPath)}${writerSuffix(service, pid)}`);
+}
+
+/**
+ * Removes one writer's health files, beside the database and in the temp folder: a writer that
+ * shut down cleanly leaves nothing behind, and `doctor` clears a gone writer's record after
+ * showing it once. Never throws.
+ */
+export function removeWriterHealthFiles(dbPath: string, service: string | null, pid: number): void {
+  for (const file of [writerHealthFilePath(dbPath, service, pid), fallbackHealthFilePath(dbPath, service, pid)]) {
+    try {
+      rmSync(file, { force: true });
+    } catch {
+      // a folder we cannot write: nothing of ours is there
+    }
+  }
 }
 
 function writeAtomically(file: string, text: string): void {
@@ -142,4 +157,22 @@ export function readHealthRecords(dbPath: string): AuditHealthFile[] {
 /** The newest of {@link readHealthRecords}, or null when no writer has reported. Never throws. */
 export function readHealth(dbPath: string): AuditHealthFile | null {
   return readHealthRecords(dbPath)[0] ?? null;
+}
+
+/**
+ * Removes what `readHealthRecords(dbPath)` read for one writer: its own files, and a pre-#17
+ * `<db>.health.json` that holds the same process. For `doctor`, once the writer is gone and its
+ * last report has been shown. Never throws.
+ */
+export function removeHealthRecord(dbPath: string, record: Pick<AuditHealthFile, 'service' | 'pid'>): void {
+  const db = storeKey(dbPath);
+  removeWriterHealthFiles(db, record.service, record.pid);
+  for (const file of [healthFilePath(db), fallbackHealthFilePath(db)]) {
+    if (parse(file)?.pid !== record.pid) continue;
+    try {
+      rmSync(file, { force: true });
+    } catch {
+      // not ours to remove
+    }
+  }
 }

@@ -16,7 +16,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import { PseudonymKeyError } from './errors.js';
 import type { AuditLogger } from './logger.js';
 import { defaultLogger } from './logger.js';
-import { defaultKeyFilePath, resolveDbPath } from './paths.js';
+import { dbTargetProblem, defaultKeyFilePath, resolveDbPath } from './paths.js';
 
 /** Bytes of HMAC output kept (128 bits: collision-free at audit scale, short in the UI). */
 export const PSEUDONYM_BYTES = 16;
@@ -323,7 +323,11 @@ export function loadPseudonymizer(options: PseudonymizerOptions = {}): Pseudonym
     }
     return createPseudonymizer(fromEnv, { phoneRegion });
   }
-  const keyFile = options.keyFile ?? defaultKeyFilePath(resolveDbPath(options.dbPath, env));
+  const target = resolveDbPath(options.dbPath, env);
+  // A mistyped store URL (`pg://…`) names no place for a key file: say what is wrong with it.
+  const targetProblem = options.keyFile === undefined ? dbTargetProblem(target) : null;
+  if (targetProblem !== null) throw new PseudonymKeyError('unreadable', targetProblem);
+  const keyFile = options.keyFile ?? defaultKeyFilePath(target);
   let exists = true;
   try {
     statSync(keyFile);

@@ -217,6 +217,10 @@ export const MIGRATIONS: readonly string[] = [
      WHERE e.issue_key IS NOT NULL
      GROUP BY 1, 2;
   `,
+  // 5 (issue 31): nothing changes here. On PostgreSQL the writer starts keeping issue_hours, as
+  // this store's has since migration 4, and migration 5 there backfills it; the numbers of both
+  // stores' migrations stay the same (pg/schema.ts).
+  `SELECT 1;`,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */

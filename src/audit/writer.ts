@@ -6,16 +6,17 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
-import { writeHealthFileAsync } from './health.js';
+import { removeWriterHealthFiles, writeHealthFileAsync } from './health.js';
 import type { BatchMessage, FromWorker, GapRow, TrafficRow, WorkerInit } from './internal-types.js';
 import { applyMigrations } from './migrate.js';
 import { checkOptions } from './options.js';
 import type { AuditSinkOptions, Settings } from './options.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
-import { isPostgresUrl, redactPostgresUrl } from './paths.js';
+import { dbTargetProblem, isPostgresUrl, nodePgConnectionString, storeLabel } from './paths.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
 import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
+import { issueHoursBatchSql } from './pg/issue-hours.js';
 import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
 import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
 import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
@@ -72,7 +73,7 @@ function workerSource(): string {
 /** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
 function pgWorkerSource(): string {
   // By the functions' own names: a bundler may rename them.
-  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name} });\n`;
+  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name}, issueHoursBatchSql: ${issueHoursBatchSql.name} });\n`;
 }
 
 class Writer implements SqliteAuditSink, ExitFlushable {
@@ -111,8 +112,13 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.settings = settings;
     // A PostgreSQL URL is shown (logs, health file) without its password.
     const postgres = isPostgresUrl(settings.path);
-    this.path = postgres ? redactPostgresUrl(settings.path) : settings.path;
+    this.path = postgres || dbTargetProblem(settings.path) !== null ? storeLabel(settings.path) : settings.path;
     this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
+    const targetProblem = dbTargetProblem(settings.path);
+    if (targetProblem !== null) {
+      this.fail(targetProblem);
+      return;
+    }
     const driver = postgres ? 'pg' : 'better-sqlite3';
     let driverPath: string;
     try {
@@ -122,7 +128,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       return;
     }
     const pgInit: PgWorkerInit = {
-      url: settings.path,
+      url: nodePgConnectionString(settings.path),
       driverPath,
       retryForMs: settings.busyTimeoutMs,
       migrations: PG_MIGRATIONS,
@@ -290,6 +296,10 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       this.worker.postMessage({ type: 'close' });
       const left = deadline - Date.now();
       if (left > 0 && Atomics.load(this.signalView, 1) === 0) Atomics.wait(this.signalView, 1, 0, left);
+      if (Atomics.load(this.signalView, 1) !== 0 && this.endedCleanly()) {
+        this.clearReportTimer();
+        removeWriterHealthFiles(this.path, this.settings.service, process.pid);
+      }
     } catch {
       // exiting anyway
     }
@@ -307,8 +317,26 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 10_000).unref());
       if ((await Promise.race([exited, timeout])) === 'timeout') await worker.terminate();
     }
+    this.clearReportTimer();
     this.report();
     await this.healthWritten();
+    // A clean shutdown leaves no health file behind (issue 31); one that lost records keeps its
+    // last report, so `doctor` can show it (once) after the process is gone.
+    if (this.endedCleanly()) removeWriterHealthFiles(this.path, this.settings.service, process.pid);
+    this.closed = true;
+  }
+
+  /** Set once close() is done: the health file is final (removed or last report); later writes only count. */
+  private closed = false;
+
+  /** True when the writer is closing with nothing lost: state ok, no record dropped or failed. */
+  private endedCleanly(): boolean {
+    return this.state === 'ok' && this.dropped === 0 && this.failed === 0;
+  }
+
+  private clearReportTimer(): void {
+    if (this.reportTimer !== undefined) clearTimeout(this.reportTimer);
+    this.reportTimer = undefined;
   }
 
   private hasPending(): boolean {
@@ -551,6 +579,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   /** Writes the health file off the event loop, one write at a time, the latest report last. */
   private writeHealth(): void {
+    if (this.closed) return;
     if (this.healthWrite) {
       this.healthDirty = true;
       return;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuditStoreError, isPostgresUrl, loadPseudonymizer, openStoreReader, redactPostgresUrl, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
+import { AuditStoreError, dbTargetProblem, isPostgresUrl, loadPseudonymizer, openStoreReader, redactPostgresUrl, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
 import type { Db, TimeWindow } from '../triage/index.js';
 import { shellWord } from './format.js';
 import { dbPathProblem, parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
@@ -119,9 +119,17 @@ export class CommandContext {
     return cmd.optsWithGlobals();
   }
 
-  /** The database path: `--db`, else `AAP_TRIAGE_DB`, else `./aap-triage.db`. */
+  /**
+   * The database path: `--db`, else `AAP_TRIAGE_DB`, else `./aap-triage.db`.
+   * @throws CliError exit 2 for a URL that cannot name a store (`pg://…`, a port that is not a
+   *   number, an unknown sslmode), in one line without the password, naming where it came from.
+   */
   dbPath(cmd: Command): string {
-    return resolveDbPath(this.globals(cmd).db, this.io.env);
+    const given = this.globals(cmd).db;
+    const path = resolveDbPath(given, this.io.env);
+    const problem = dbTargetProblem(path);
+    if (problem !== null) throw new CliError(`${given !== undefined ? '--db' : 'AAP_TRIAGE_DB'} ${problem}`, null, EXIT.USAGE);
+    return path;
   }
 
   /**
@@ -131,9 +139,6 @@ export class CommandContext {
    */
   storePath(cmd: Command): string {
     const path = this.dbPath(cmd);
-    if (isPostgresUrl(path) && !URL.canParse(path)) {
-      throw new CliError(`--db ${redactPostgresUrl(path)} is not a valid PostgreSQL URL`, 'use postgres://user@host:port/database', EXIT.USAGE);
-    }
     const problem = dbPathProblem(path);
     if (problem) throw new CliError(problem.what, problem.how, EXIT.ENV);
     return path;
@@ -149,7 +154,7 @@ export class CommandContext {
     } catch (error) {
       const cli = toCliError(error);
       // The reader's advice names `aap-triage doctor --migrate`; say it with this run's --db.
-      if (error instanceof AuditStoreError && error.kind === 'schema-too-old' && cli instanceof CliError) {
+      if (error instanceof AuditStoreError && (error.kind === 'schema-too-old' || error.kind === 'missing') && cli instanceof CliError) {
         throw new CliError(cli.what.replace('`aap-triage doctor --migrate`', `\`${this.commandLine(cmd, 'doctor --migrate', { window: false })}\``), cli.how, cli.exitCode);
       }
       throw cli;

@@ -1,4 +1,16 @@
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
+
+/** string-width, loaded on the first non-ASCII cell: its module builds an Intl.Segmenter, ~60 ms of start-up (issue 31). */
+let stringWidthFn: ((text: string) => number) | undefined;
+/** Printable ASCII is one terminal cell per character (ids, codes, times: nearly every cell). */
+const ASCII = /^[\x20-\x7e]*$/;
+
+/** Width of `text` in terminal cells (wide characters two, combining marks none, ANSI escapes none). */
+function stringWidth(text: string): number {
+  if (ASCII.test(text)) return text.length;
+  stringWidthFn ??= (createRequire(import.meta.url)('string-width') as { default: (t: string) => number }).default;
+  return stringWidthFn(text);
+}
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { formatClient, formatUtc, type ClientLabels } from '../triage/index.js';
 

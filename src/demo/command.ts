@@ -126,6 +126,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
         durationMs,
         dbPath,
         seed,
+        env: io.env,
         keepServing: options.keepServing ?? false,
         signal: abort.signal,
         onNotice: note,
@@ -152,7 +153,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
       const { loadPseudonymizer } = await import('../triage/store.js');
       let pseudonymizer = null;
       try {
-        pseudonymizer = loadPseudonymizer({ dbPath, create: false });
+        pseudonymizer = loadPseudonymizer({ dbPath, create: false, env: io.env });
       } catch {
         pseudonymizer = null;
       }

@@ -33,6 +33,8 @@ export interface DemoTrafficOptions {
   /** Dealer tuning for tests (fault rates). */
   tuning?: DealersOptions['tuning'];
   signal?: AbortSignal;
+  /** Where `AAP_TRIAGE_KEY` is read (the CLI's environment). @default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** What a demo run produced. */
@@ -86,7 +88,7 @@ export async function runDemoTraffic(options: DemoTrafficOptions = {}): Promise<
   const tracerProvider = new NodeTracerProvider();
   // One key for both services, created quietly beside the database (<db>.key, mode 0600).
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const pseudonymizer = loadPseudonymizer({ dbPath, create: true, logger: quiet });
+  const pseudonymizer = loadPseudonymizer({ dbPath, create: true, logger: quiet, ...(options.env ? { env: options.env } : {}) });
   const common = { auditDb: dbPath, tracerProvider, pseudonymizer, logger: false as const, ...(options.keepServing ? { trafficFlushIntervalMs: DEMO_DEFAULTS.trafficFlushIntervalMs } : {}) };
   const aapTriage: Triage = createTriage({ ...common, serviceName: DEMO_DEFAULTS.aapService, requiredExtensionUri: AAP_EXTENSION_URI, aapForm: '2.0' });
   const dmcTriage: Triage = createTriage({ ...common, serviceName: DEMO_DEFAULTS.dmc12Service });

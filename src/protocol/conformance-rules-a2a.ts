@@ -4,7 +4,7 @@
  */
 import { A2A_EXTENSIONS_HEADER } from './codes/a2a-codes.js';
 import { AAP_CODES, isAapCode } from './codes/aap-codes.js';
-import { isObject, own, ownObject, ownString } from './extract.js';
+import { isObject, own, ownObject, ownString, urisIn } from './extract.js';
 import { AAP_SPEC as AAP, type CallView, type ConformanceRule, extensionInfoOf, extensionUriOf } from './conformance-view.js';
 
 const ACTIVATION = `${AAP} "The activation error MUST carry recovery instructions"`;
@@ -24,9 +24,6 @@ function isA2AProtocolError(v: CallView): boolean {
   const info = AAP_CODES[code];
   return n !== (v.aapForm === 'released' ? info.releasedJsonrpcCode : info.jsonrpcCode);
 }
-
-/** URIs named in a text, without trailing sentence punctuation. */
-const urisIn = (text: string): string[] => (text.match(/https?:\/\/[^\s"'<>]+/g) ?? []).map((u) => u.replace(/[.,;:)]+$/, ''));
 
 /** A2A rules, in report order. */
 export const A2A_RULES: readonly ConformanceRule[] = [

@@ -57,3 +57,21 @@ export function uuidv7Hex(): string {
 export function mintErrorId(): string {
   return `err_${uuidv7Hex()}`;
 }
+
+/**
+ * A time-ordered error id: `err_` + 32 hex digits whose 13th is the UUID version 7. The variant
+ * bits are not required: other dealers' ids of this shape are read the same way, and a wrong
+ * guess costs only the fallback lookup.
+ */
+const TIME_ORDERED_ID = /^err_([0-9a-f]{12})7[0-9a-f]{19}$/;
+
+/**
+ * The creation time (epoch ms) an error id minted by {@link mintErrorId} (or any `err_` +
+ * UUIDv7) carries in its first 48 bits, or null for an id that is not time-ordered. A lookup by
+ * id uses it to go straight to the rows of that time (PostgreSQL's day partitions); the time is
+ * the minting clock's, so a lookup must fall back when the row is not near it.
+ */
+export function errorIdTime(errorId: string): number | null {
+  const m = TIME_ORDERED_ID.exec(errorId);
+  return m ? Number.parseInt(m[1]!, 16) : null;
+}

@@ -7,6 +7,14 @@ import type { Violation } from './error-event.js';
 /** A plain JSON object (not an array, not null). */
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * The http(s) URIs named in a text, without trailing sentence punctuation. One reading for the
+ * -32008 builder and the `a2a.extension-required-same-uri` rule, so what one builds the other accepts.
+ */
+export function urisIn(text: string): string[] {
+  return (text.match(/https?:\/\/[^\s"'<>]+/g) ?? []).map((u) => u.replace(/[.,;:)]+$/, ''));
+}
+
 /** `value` is a non-null, non-array object. */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

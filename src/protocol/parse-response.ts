@@ -203,7 +203,11 @@ function fromDetailArray(data: unknown[], payload: JsonObject | null, jsonrpcCod
     infos.find((i) => Object.hasOwn(A2A_ERRORS, ownString(i, 'reason') ?? ''));
   if (a2aInfo) {
     const reason = ownString(a2aInfo, 'reason');
-    const parsed = base('a2a', 'a2a', reason ?? String(jsonrpcCode), jsonrpcCode);
+    // A JSON-RPC standard error (-32700, -32600…-32603) that @a2a-js/sdk tags with an ErrorInfo of
+    // its own (reason INVALID_PARAMS, domain a2a-protocol.org) is still that JSON-RPC error: its
+    // code is the number, as for the same error without the tag, not an A2A reason outside the table.
+    const standard = jsonrpcCode !== null && (jsonrpcCode === -32700 || (jsonrpcCode <= -32600 && jsonrpcCode >= -32603));
+    const parsed = standard && !Object.hasOwn(A2A_ERRORS, reason ?? '') ? plain(jsonrpcCode, family) : base('a2a', 'a2a', reason ?? String(jsonrpcCode), jsonrpcCode);
     // A protocol-level error has no typed payload; ErrorInfo.metadata is an open map<string,string>
     // (the spec adds its own keys, extensionUri and requiredHeader), so an error_id a dealer puts
     // there is the one a buyer quotes.

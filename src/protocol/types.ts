@@ -87,4 +87,10 @@ export interface Dmc12CodeInfo extends CodeInfo {
   jsonrpcCode: null;
   /** Known legacy `error` strings that map to this code (byte-for-byte, as servers send them). */
   legacyErrors: readonly string[];
+  /**
+   * The legacy `error` string `buildDmc12Error` writes when none is given: the one DMC-12's
+   * reference examples give for the code (`vin_already_reserved` for RESERVATION_CONFLICT), else
+   * the code in lower case.
+   */
+  defaultLegacyError: string;
 }

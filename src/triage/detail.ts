@@ -1,5 +1,6 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { RETRY_WINDOW_MS } from '../protocol/index.js';
+import { errorIdTime } from '../protocol/error-id.js';
 import type { CodeInfo } from '../protocol/types.js';
 import { codeInfoFor } from './codes.js';
 import { ERROR_EVENT_SELECT, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
@@ -23,6 +24,12 @@ export interface ErrorDetail {
   fingerprintWindowMs: number;
 }
 
+/**
+ * How far from the time in its id an error's row is looked for first, ms (1 h): the id is minted
+ * while the answer is built, `occurred_at` is taken on the same clock around then.
+ */
+export const ID_TIME_SLACK_MS = 3_600_000;
+
 /** Options of `getError`. */
 export interface DetailOptions {
   /** Most related rows returned per kind. Default 20. */
@@ -40,7 +47,19 @@ export interface DetailOptions {
  * index range scan on large stores (retries of one call come from one client, DESIGN §6).
  */
 export async function getError(db: Db, errorId: string, options: DetailOptions = {}): Promise<ErrorDetail | undefined> {
-  const rec = await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId]);
+  // A time-ordered id carries its creation time: looking only near it lets PostgreSQL read one or
+  // two day partitions instead of probing every partition's key (issue 31). An id minted
+  // elsewhere, or a row whose time is far from its id's, is found by the plain lookup.
+  const at = errorIdTime(errorId);
+  const near =
+    at === null
+      ? undefined
+      : await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ? AND occurred_at >= ? AND occurred_at < ?`, [
+          errorId,
+          at - ID_TIME_SLACK_MS,
+          at + ID_TIME_SLACK_MS,
+        ]);
+  const rec = near ?? (await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId]));
   if (!rec) return undefined;
   const error = toErrorEvent(rec);
   const limit = options.relatedLimit ?? 20;

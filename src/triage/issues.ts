@@ -154,6 +154,9 @@ function plan(window: TimeWindow, summary: boolean, buckets: number): { bucketMs
   return { bucketMs, start, count: Math.max(1, Math.ceil((window.until - start) / bucketMs)) };
 }
 
+/** The summary columns of one edge row (portable SQL: both stores run it); `c` is its client id. */
+const EDGE_COLUMNS = `CASE WHEN e.retryable = 1 THEN 1 ELSE 0 END, CASE WHEN e.retryable = 0 THEN 1 ELSE 0 END, e.occurred_at, e.occurred_at, COALESCE(CAST(c.id AS TEXT), '')`;
+
 async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: number): Promise<{ cells: Cell[]; clients: Map<string, number> }> {
   const h0 = ceilTo(w.since, HOUR);
   const h1 = Math.floor(w.until / HOUR) * HOUR;
@@ -165,14 +168,14 @@ async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: numb
        SELECT issue_key AS k, hour AS t, errors AS n, retryable AS r, terminal AS f, first_at AS lo, last_at AS hi, clients AS cs
          FROM issue_hours WHERE hour >= ? AND hour < ?
        UNION ALL
-       SELECT e.issue_key, e.occurred_at, 1, e.retryable IS 1, e.retryable IS 0, e.occurred_at, e.occurred_at, IFNULL(c.id, '')
+       SELECT e.issue_key, e.occurred_at, 1, ${EDGE_COLUMNS}
          FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
         WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.issue_key IS NOT NULL
        UNION ALL
-       SELECT e.issue_key, e.occurred_at, 1, e.retryable IS 1, e.retryable IS 0, e.occurred_at, e.occurred_at, IFNULL(c.id, '')
+       SELECT e.issue_key, e.occurred_at, 1, ${EDGE_COLUMNS}
          FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
         WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.issue_key IS NOT NULL)
-     SELECT k, t - ((t - ?) % ?) AS b, sum(n) AS n, sum(r) AS r, sum(f) AS f, min(lo) AS lo, max(hi) AS hi, group_concat(cs) AS cs
+     SELECT k, t - ((t - ?) % ?) AS b, sum(n) AS n, sum(r) AS r, sum(f) AS f, min(lo) AS lo, max(hi) AS hi, ${db.dialect === 'postgres' ? "string_agg(cs, ',')" : 'group_concat(cs)'} AS cs
        FROM cells GROUP BY k, b`,
     [h0, h1, w.since, h0, h1, w.until, start, bucketMs],
   );
@@ -257,13 +260,11 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
   const quietMs = options.quietMs ?? ISSUE_DEFAULTS.quietMs;
   const limit = Math.max(1, Math.trunc(options.limit ?? ISSUE_DEFAULTS.limit));
   const span = window.until - window.since;
-  // The hourly summary is kept by the SQLite writer; a PostgreSQL store answers from its rows
-  // (the issue and time indexes, day partitions), with the same result: the same hour-aligned
-  // buckets wherever the summary could answer, so the trend is the same on both stores.
+  // Both stores' writers keep the hourly summary (PostgreSQL's since its migration 5, issue 31);
+  // the rows path gives the same result with the same hour-aligned buckets.
   const hourly = q.terms.length === 0 && span > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
-  const summary = hourly && db.dialect === 'sqlite';
   const p = plan(window, hourly, options.buckets ?? ISSUE_DEFAULTS.buckets);
-  const { cells, clients } = summary ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
+  const { cells, clients } = hourly ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
   const accs = [...fold(cells).values()].sort(SORTERS[sort]);
 
   const firstEver = async (key: string) => (await db.get<{ v: number | null }>('SELECT min(occurred_at) AS v FROM error_events WHERE issue_key = ?', [key]))?.v ?? null;
@@ -313,7 +314,7 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
       last_trace_id: s.trace_id,
     });
   }
-  return { window, sort, trend_start: p.start, bucket_ms: p.bucketMs, quiet_ms: quietMs, total: accs.length, source: summary ? 'summary' : 'rows', issues };
+  return { window, sort, trend_start: p.start, bucket_ms: p.bucketMs, quiet_ms: quietMs, total: accs.length, source: hourly ? 'summary' : 'rows', issues };
 }
 
 /**

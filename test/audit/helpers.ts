@@ -1,15 +1,41 @@
 /** Shared helpers for the audit tests: temp database files, events, a capturing logger. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { ErrorEvent } from '../../src/protocol/error-event.js';
 import type { AuditLogger } from '../../src/audit/logger.js';
+import { readHealthRecords, removeHealthRecord } from '../../src/audit/health.js';
 
-/** A fresh temp folder; remove it with the returned cleanup. */
+/**
+ * Removes the health files a writer of a store under `dir` left in the temp folder: a writer that
+ * failed keeps its last report, and there when the store's own folder was not writable.
+ */
+export function removeFallbackHealthFiles(dir: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!/^aap-triage-[0-9a-f]{16}\.health\..*json$/.test(name)) continue;
+    const file = join(tmpdir(), name);
+    try {
+      const { path } = JSON.parse(readFileSync(file, 'utf8')) as { path?: unknown };
+      if (typeof path === 'string' && path.startsWith(`${dir}/`)) rmSync(file, { force: true });
+    } catch {
+      // another run's file, being written
+    }
+  }
+}
+
+/** A fresh temp folder; remove it with the returned cleanup (health files it caused in the temp folder included). */
 export function tempDir(prefix = 'aap-audit-'): { dir: string; db: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, db: join(dir, 'audit.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const db = join(dir, 'audit.db');
+  return {
+    dir,
+    db,
+    cleanup: () => {
+      removeFallbackHealthFiles(dir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A well-formed event; `n` makes the error_id (time-ordered hex) and the time unique. */
@@ -70,4 +96,9 @@ export function count(path: string, table: string): number {
   } finally {
     db.close();
   }
+}
+
+/** Removes the health reports this process's writers left for `target` (a writer that lost records keeps its last one). */
+export function removeOwnHealthRecords(target: string): void {
+  for (const record of readHealthRecords(target)) if (record.pid === process.pid) removeHealthRecord(target, record);
 }

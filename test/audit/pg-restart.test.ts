@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditSink } from '../../src/audit/index.js';
 import { openStoreReader } from '../../src/audit/store.js';
 import { listGaps, searchErrors } from '../../src/triage/index.js';
-import { captureLogger, makeEvent } from './helpers.js';
+import { captureLogger, makeEvent, removeOwnHealthRecords } from './helpers.js';
 
 const ALL = { since: 0, until: Number.MAX_SAFE_INTEGER };
 const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql') : [];
@@ -49,6 +49,7 @@ async function startedAt(url: string): Promise<string> {
 
 let dir = '';
 let port = 0;
+let target = '';
 const pgCtl = (...args: string[]): void => {
   execFileSync('runuser', ['-u', 'postgres', '--', join(BIN, 'pg_ctl'), '-D', join(dir, 'data'), ...args], { stdio: 'ignore', timeout: 60_000 });
 };
@@ -63,6 +64,7 @@ describe.skipIf(!usable)('PostgreSQL restarted in the middle of a stream (a priv
     pgCtl(...startArgs(), 'start');
   }, 90_000);
   afterAll(() => {
+    if (target) removeOwnHealthRecords(target);
     if (!dir) return;
     try {
       pgCtl('-m', 'immediate', 'stop');
@@ -75,6 +77,7 @@ describe.skipIf(!usable)('PostgreSQL restarted in the middle of a stream (a priv
   it('reconnects after the restart; every row is written or counted in a gap record; nothing is thrown into the host', async () => {
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     const logger = captureLogger();
+    target = url;
     const sink = openAuditSink({ path: url, logger, handleSignals: false, batchSize: 50, flushIntervalMs: 20, queueLimit: 5_000, busyTimeoutMs: 1_500 });
     const base = Date.UTC(2026, 11, 1, 9, 0, 0);
     let n = 0;

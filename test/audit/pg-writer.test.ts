@@ -9,7 +9,7 @@ import { computeStats, listGaps, searchErrors } from '../../src/triage/index.js'
 import { runDoctor } from '../../src/cli/commands/doctor.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { captureLogger, makeEvent } from './helpers.js';
+import { captureLogger, makeEvent, removeOwnHealthRecords } from './helpers.js';
 
 const ALL = { since: 0, until: Number.MAX_SAFE_INTEGER };
 /** Trust authentication ignores the password, so it can stand for a real secret here. */
@@ -25,7 +25,10 @@ let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
 });
+/** Stores the sinks here wrote to: their health reports are removed at the end. */
+const targets = new Set<string>();
 afterAll(async () => {
+  for (const target of targets) removeOwnHealthRecords(target);
   await database.drop();
 });
 
@@ -33,6 +36,7 @@ describe('PostgreSQL audit sink', () => {
   it('writes error rows, traffic and gap records in batches, readable through the store reader', async () => {
     const logger = captureLogger();
     const url = withPassword(database.url);
+    targets.add(url);
     const sink = openAuditSink({ path: url, logger, handleSignals: false, batchSize: 100, queueLimit: 300 });
     expect(sink.path).not.toContain(SECRET);
     const base = Date.UTC(2026, 10, 30, 23, 59, 0);
@@ -59,6 +63,15 @@ describe('PostgreSQL audit sink', () => {
       expect(gaps.every((g) => g.reason === 'queue_full')).toBe(true);
       const stats = await computeStats(reader, null, { since: base, until: base + 86_400_000 });
       expect(stats.traffic?.requests).toBe(15);
+      // The writer kept the hourly summary in the batches' statements: it adds up to the rows,
+      // per hour, the duplicate not counted (issue 31); and it equals a rebuild from the rows.
+      const fromRows = await reader.all<{ hour: number; n: number }>(
+        'SELECT occurred_at - occurred_at % 3600000 AS hour, count(*) AS n FROM error_events WHERE issue_key IS NOT NULL GROUP BY 1 ORDER BY 1',
+      );
+      const kept = await reader.all<{ hour: number; n: number }>('SELECT hour, sum(errors) AS n FROM issue_hours GROUP BY hour ORDER BY hour');
+      expect(kept).toEqual(fromRows);
+      expect(kept.reduce((a, r) => a + r.n, 0)).toBe(health.written);
+      expect(kept.length).toBe(2);
     } finally {
       await reader.close();
     }
@@ -89,6 +102,7 @@ describe('PostgreSQL audit sink when the server goes away', () => {
   it('reconnects with backoff; every row is written or counted in a gap record; nothing is thrown into the host', async () => {
     const logger = captureLogger();
     const url = withPassword(database.url, proxy.port);
+    targets.add(url);
     const sink = openAuditSink({ path: url, logger, handleSignals: false, batchSize: 50, flushIntervalMs: 20, queueLimit: 2_000, busyTimeoutMs: 1_500 });
     const base = Date.UTC(2026, 11, 1, 8, 0, 0);
     const ids: string[] = [];

@@ -239,12 +239,18 @@ describe('SqliteAuditSink#write()', () => {
     expect(existsSync(t.db)).toBe(false);
   });
 
-  it('writes an ok health file next to the database once it is open, named after its service and process', async () => {
+  it('writes an ok health file next to the database once it is open, named after its service and process, and removes it on a clean shutdown', async () => {
     const t = temp();
     const sink = openAuditSink({ path: t.db, logger: captureLogger(), handleSignals: false, service: 'dealer-test' });
     sink.write(makeEvent(1));
-    await sink.close();
-    const file = JSON.parse(readFileSync(`${t.db}.health.dealer-test.${process.pid}.json`, 'utf8'));
+    await sink.flush();
+    const name = `${t.db}.health.dealer-test.${process.pid}.json`;
+    // The file is rewritten at most once a second: wait for the report that counts the row.
+    for (let i = 0; i < 60 && readHealth(t.db)?.written !== 1; i++) await new Promise((r) => setTimeout(r, 50));
+    const file = JSON.parse(readFileSync(name, 'utf8'));
     expect(file).toMatchObject({ state: 'ok', written: 1, path: t.db, service: 'dealer-test' });
+    await sink.close();
+    expect(existsSync(name)).toBe(false);
+    expect(readHealth(t.db)).toBeNull();
   });
 });

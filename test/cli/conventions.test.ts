@@ -86,8 +86,11 @@ describe('aap-triage completion', () => {
 
   it.skipIf(!has('fish'))('fish: completes commands and options', async () => {
     const file = await script('fish');
+    // fish makes ~/.config/fish and ~/.local/share/fish even with --no-config: give it a home in the test's folder.
+    const home = join(dir, 'fish-home');
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_STATE_HOME: join(home, '.local', 'state'), XDG_CACHE_HOME: join(home, '.cache') };
     const complete = (line: string): string[] =>
-      spawnSync('fish', ['--no-config', '-c', `source ${file}; complete -C '${line}'`], { encoding: 'utf8' })
+      spawnSync('fish', ['--no-config', '-c', `source ${file}; complete -C '${line}'`], { encoding: 'utf8', env })
         .stdout.split('\n')
         .filter(Boolean)
         .map((l) => l.split('\t')[0] as string);

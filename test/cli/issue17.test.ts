@@ -1,7 +1,7 @@
 // The command-line points of issue #17, one describe per defect or feature: issues, clients
 // and labels, quoted queries, snake_case JSON, drafts, erasure, prune safety, doctor, CLI
 // conventions. In-process runs of `main` over a seeded store (test/triage/seed.ts).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,7 +9,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEvent } from '../../src/protocol/error-event.js';
 import { main } from '../../src/cli/index.js';
-import { createPseudonymizer, openAuditSink } from '../../src/audit/index.js';
+import { createPseudonymizer, openAuditSink, readHealthRecords } from '../../src/audit/index.js';
 import { makeEvent } from '../audit/helpers.js';
 import { createStore, event, HEALTHY_CLIENT, insertEvents, RATE_CLIENT, seededStore, SEED_COUNTS, STORM_CLIENT, T0 } from '../triage/seed.js';
 
@@ -346,18 +346,23 @@ describe('drafts', () => {
 });
 
 describe('doctor with two writing services', () => {
-  it('shows one named health line per service and process', async () => {
+  it('shows one named health line per running service and process, and a gone writer once, marked gone, removing its record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aap-doctor-'));
     const path = join(dir, 'audit.db');
+    const sinks: ReturnType<typeof openAuditSink>[] = [];
     try {
       for (const service of ['dealer-aap', 'dealer-dmc12']) {
         const sink = openAuditSink({ path, service, logger: { info() {}, warn() {}, error() {} }, handleSignals: false });
+        sinks.push(sink);
         sink.write(makeEvent(service.length, { service }));
-        await sink.close();
+        await sink.flush();
       }
+      // Health files are rewritten at most once a second: wait for the reports that count the rows.
+      for (let i = 0; i < 60 && readHealthRecords(path).filter((h) => h.written === 1).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
       // A third writer that has gone away degraded (its process no longer exists).
+      const oldFile = `${path}.health.dealer-old.999999.json`;
       writeFileSync(
-        `${path}.health.dealer-old.999999.json`,
+        oldFile,
         JSON.stringify({ state: 'degraded', reason: 'disk full', written: 3, dropped: 1, failed: 0, queueSize: 0, path, service: 'dealer-old', pid: 999999, updatedAt: NOW }),
         { mode: 0o600 },
       );
@@ -367,14 +372,17 @@ describe('doctor with two writing services', () => {
       expect(writers).toHaveLength(3);
       expect(writers).toContainEqual(expect.stringMatching(new RegExp(`^OK +writer dealer-aap pid ${process.pid} ok \\(running, written 1, dropped 0, failed 0, at `)));
       expect(writers).toContainEqual(expect.stringMatching(new RegExp(`^OK +writer dealer-dmc12 pid ${process.pid} ok \\(running, written 1, `)));
-      expect(writers).toContainEqual(expect.stringMatching(/^WARN +writer dealer-old pid 999999 degraded: disk full \(no longer running, written 3, dropped 1, /));
+      expect(writers).toContainEqual(expect.stringMatching(/^WARN +writer dealer-old pid 999999 gone, last report: degraded: disk full \(no longer running; record removed, written 3, dropped 1, /));
+      expect(existsSync(oldFile)).toBe(false);
+      // Shown once: the next doctor lists the running writers only.
       const j = JSON.parse((await run(['doctor', '--json', '--db', path], { AAP_TRIAGE_KEY: SECRET })).out) as { check: string }[];
-      expect(j.filter((c) => c.check.startsWith('writer ')).map((c) => c.check).sort()).toEqual([
-        `writer dealer-aap pid ${process.pid}`,
-        `writer dealer-dmc12 pid ${process.pid}`,
-        'writer dealer-old pid 999999',
-      ]);
+      expect(j.filter((c) => c.check.startsWith('writer ')).map((c) => c.check).sort()).toEqual([`writer dealer-aap pid ${process.pid}`, `writer dealer-dmc12 pid ${process.pid}`]);
+      // A clean shutdown removes the writer's own file: nothing is left to report.
+      for (const sink of sinks.splice(0)) await sink.close();
+      const after = JSON.parse((await run(['doctor', '--json', '--db', path], { AAP_TRIAGE_KEY: SECRET })).out) as { check: string; status: string }[];
+      expect(after.filter((c) => c.check.startsWith('writer'))).toEqual([expect.objectContaining({ check: 'writer', status: 'skip' })]);
     } finally {
+      for (const sink of sinks) await sink.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

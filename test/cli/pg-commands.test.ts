@@ -4,6 +4,8 @@
  * maintain it with the same `--db`. The URL carries a password (trust authentication ignores
  * it): no command prints it, on stdout or stderr.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
@@ -29,6 +31,18 @@ async function cliAt(now: () => number, ...args: string[]): Promise<{ code: numb
   });
   expect(out + err).not.toContain(SECRET);
   return { code, out, err };
+}
+
+/** The built CLI in a child process (process warnings go to its real stderr). */
+function runBin(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'aap-triage.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += String(c)));
+    child.stderr.on('data', (c: Buffer) => (err += String(c)));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
 }
 
 beforeAll(async () => {
@@ -112,11 +126,46 @@ describe('the CLI with --db postgres://…', () => {
     expect(r.err).not.toContain(SECRET);
   });
 
-  it('calls a malformed URL a usage error, in one line without its password', async () => {
-    const r = await cli('search', '--db', `postgres://postgres:${SECRET}@127.0.0.1:notaport/x`);
-    expect(r.code).toBe(2);
-    expect(r.err.trim().split('\n')).toHaveLength(1);
-    expect(r.err).toContain('is not a valid PostgreSQL URL');
+  it('calls every URL problem a usage error, in one line naming it, without the password', async () => {
+    const cases: [string[], RegExp][] = [
+      [['search', '--db', `postgres://postgres:${SECRET}@127.0.0.1:notaport/x`], /^aap-triage: --db postgres:\/\/postgres@127\.0\.0\.1:notaport\/x: the port 'notaport' is not a number/],
+      [['search', '--db', `pg://postgres:${SECRET}@127.0.0.1/x`], /^aap-triage: --db pg:\/\/postgres@127\.0\.0\.1\/x: the scheme pg:\/\/ is not a PostgreSQL URL/],
+      [['issues', '--db', `postgres://postgres:${SECRET}@127.0.0.1/x?sslmode=on`], /sslmode 'on' is unknown/],
+      [['demo', '--duration', '1s', '--db', `pg://postgres:${SECRET}@127.0.0.1/x`], /the scheme pg:\/\/ is not a PostgreSQL URL/],
+      [['doctor', '--db', `postgresql://postgres:${SECRET}@127.0.0.1:99999/x`], /the port '99999' is not a number from 1 to 65535/],
+    ];
+    for (const [args, expected] of cases) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(expected);
+    }
+  });
+
+  it('says nothing but its own line for sslmode=require (node-postgres SECURITY WARNING kept off the terminal)', async () => {
+    // The test server has no TLS: the connection fails, in one line; node-pg's warning would be
+    // a process warning on stderr, so the child's whole stderr is checked.
+    const u = new URL(db);
+    u.searchParams.set('sslmode', 'require');
+    const r = await runBin(['search', '--db', u.toString()]);
+    expect(r.code).toBe(3);
+    expect(r.err.trim().split('\n'), r.err).toHaveLength(1);
+    expect(r.err).not.toMatch(/SECURITY WARNING|Warning/);
     expect(r.err).not.toContain(SECRET);
+  });
+
+  it('repeats the --db given (without its password) in the hint for an empty database', async () => {
+    const empty = await createTestDatabase();
+    try {
+      const u = new URL(empty.url);
+      u.password = SECRET;
+      const r = await cli('issues', '--db', u.toString());
+      expect(r.code).toBe(3);
+      const shown = `postgres://${u.username}@${u.host}${u.pathname}`;
+      expect(r.err).toContain(`AAP_TRIAGE_DB=${shown}`);
+      expect(r.err).toContain(`\`npx aap-triage --db ${shown} doctor --migrate\``);
+    } finally {
+      await empty.drop();
+    }
   });
 });

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
 import { rebuildIssueHours } from '../../src/audit/issue-hours.js';
+import { rebuildPgIssueHours } from '../../src/audit/pg/issue-hours.js';
 import { issueKey } from '../../src/audit/issue-key.js';
 import { ERROR_EVENT_COLUMNS } from '../../src/audit/schema.js';
 import { openStoreReader, type AuditReader } from '../../src/audit/store.js';
@@ -129,6 +130,8 @@ async function postgresStore(): Promise<TestStore> {
     async insertEvents(events) {
       await ensurePartitions(client, events.map((e) => e.occurred_at), partitions);
       for (const e of events) await client.query(`INSERT INTO error_events (${cols}) VALUES (${placeholders})`, eventValues(e));
+      // What the PostgreSQL writer adds per batch (the hourly issue summary), rebuilt as migration 5's backfill does.
+      await rebuildPgIssueHours(client);
     },
     async insertTraffic(rows) {
       for (const r of rows) {
@@ -161,6 +164,7 @@ async function postgresStore(): Promise<TestStore> {
         for (const g of src.prepare('SELECT service, started_at, ended_at, dropped, reason FROM audit_gaps ORDER BY id').all() as object[]) {
           await client.query('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES ($1, $2, $3, $4, $5)', Object.values(g));
         }
+        await rebuildPgIssueHours(client);
       } finally {
         src.close();
       }

@@ -518,11 +518,11 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
     expectRow({ path: 'AAP -32601 method not found', service: AAP_SERVICE, code: '-32601', errorId: wireErrorId(r.json), credential: key, subject: email });
   }
   {
-    // SendMessage without a message: the demo's handler runs its skill dispatch first, so the
-    // empty payload is an unknown skill.
+    // SendMessage without a message: the demo's handler checks A2A's parameters before any skill
+    // (issue 31), so this is JSON-RPC -32602 InvalidParams.
     const { data } = lead('params without message');
     const r = await call(url, { jsonrpc: '2.0', id: rpcId(), method: 'SendMessage', params: { customer: data.customer, notes: data.appointment } }, headersFor(key));
-    expectRow({ path: 'AAP SendMessage without a message', service: AAP_SERVICE, code: 'UNSUPPORTED_SKILL', errorId: wireErrorId(r.json), credential: key });
+    expectRow({ path: 'AAP SendMessage without a message', service: AAP_SERVICE, code: '-32602', errorId: wireErrorId(r.json), credential: key });
   }
   {
     const { data } = lead('truncated body');
@@ -875,11 +875,15 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
 
   it('no canary in the database files and the health file after shutdown()', () => {
     expect(afterShutdown.has('audit.db')).toBe(true);
-    // One health file per writing service and process: audit.db.health.<service>.<pid>.json.
-    const healthName = [...afterShutdown.keys()].find((n) => /^audit\.db\.health\..+\.\d+\.json$/.test(n));
+    // One health file per writing service and process while it runs: audit.db.health.<service>.<pid>.json;
+    // a clean shutdown removes it.
+    const isHealth = (n: string) => /^audit\.db\.health\..+\.\d+\.json$/.test(n);
+    const healthName = [...beforeCheckpoint.keys()].find(isHealth);
     expect(healthName).toBeDefined();
-    const health = JSON.parse((afterShutdown.get(healthName as string) as Buffer).toString('utf8')) as { state: string; written: number };
+    const health = JSON.parse((beforeCheckpoint.get(healthName as string) as Buffer).toString('utf8')) as { state: string; written: number };
     expect(health.state).toBe('ok');
+    expect(leaksIn(healthName as string, beforeCheckpoint.get(healthName as string) as Buffer, forms)).toEqual([]);
+    expect([...afterShutdown.keys()].filter(isHealth)).toEqual([]);
     const leaks = [...afterShutdown].flatMap(([name, bytes]) => leaksIn(name, bytes, forms));
     expect(leaks).toEqual([]);
   });

@@ -120,6 +120,7 @@ describe('probe against broken agents', () => {
     ['retryable-strings', 'all.retryable-boolean'],
     ['stack-traces', 'all.no-stack-trace'],
     ['skill-before-activation', 'aap.activation.before-skill-logic'],
+    ['idempotency-key-remembered', 'aap.lead.idempotent-repeat'],
   ];
   it.each(cases)('reports the %s defect under %s and nowhere else', async (defect, caseId) => {
     const agent = await startMiniAgent(defect);

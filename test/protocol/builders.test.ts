@@ -26,7 +26,7 @@ import {
   successResponse,
   toAapErrorMember,
 } from '../../src/protocol/index.js';
-import { HAVE_REFERENCE, SKIP_REASON, readReference } from './reference.js';
+import { type Dmc12Example, HAVE_REFERENCE, SKIP_REASON, readReference } from './reference.js';
 
 // ajv-formats is CommonJS with `exports.default`; NodeNext sees the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
@@ -144,6 +144,23 @@ describe('buildAapError', () => {
     expect((member.data as Record<string, unknown>).created_at).toBe(FIXED_TIME);
   });
 
+  it('refuses a created_at outside the years 0000-9999 with a RangeError (RFC 3339 years have four digits)', () => {
+    // 10000-01-01 and the last millisecond of year -1, computed apart from the builder.
+    const after = Date.UTC(10000, 0, 1);
+    const before = Date.parse('0000-01-01T00:00:00Z') - 1;
+    for (const createdAt of [after, new Date(after), before, new Date(before)]) {
+      expect(() => buildAapError('VEHICLE_NOT_FOUND', { form: '2.0', message: 'x', createdAt })).toThrow(RangeError);
+      expect(() => new AapError('VEHICLE_NOT_FOUND', 'x', { createdAt })).toThrow(RangeError);
+    }
+    // The edges themselves are RFC 3339 and kept.
+    expect(buildAapError('VEHICLE_NOT_FOUND', { form: 'released', message: 'x', createdAt: Date.parse('9999-12-31T23:59:59.999Z') }).data).toMatchObject({
+      created_at: '9999-12-31T23:59:59Z',
+    });
+    expect(buildAapError('VEHICLE_NOT_FOUND', { form: 'released', message: 'x', createdAt: '0000-01-01T00:00:00Z' }).data).toMatchObject({
+      created_at: '0000-01-01T00:00:00Z',
+    });
+  });
+
   it('lets the dealer override retryable per instance, and writes it as a string in ErrorInfo metadata', () => {
     const member = buildAapError('INTERNAL_ERROR', { form: '2.0', message: 'Bad config.', retryable: false });
     const [info, payload] = member.data as Array<Record<string, unknown>>;
@@ -219,6 +236,17 @@ describe('buildA2AError and buildExtensionRequiredError', () => {
       'Send A2A-Extensions: https://x.test/aap',
     );
   });
+
+  it('refuses a custom message naming a URI other than the extension (its own checker would reject it)', () => {
+    const uri = 'https://x.test/aap/v1.3';
+    const message = `Send A2A-Extensions: ${uri}; see https://docs.x.test/activation.`;
+    expect(() => buildExtensionRequiredError(uri, { message })).toThrow(/https:\/\/docs\.x\.test\/activation/);
+    // What the builder refuses is what the rule flags: the same envelope built by hand fails it.
+    const handMade = { ...buildExtensionRequiredError(uri), message };
+    expect(checkConformance(errorResponse('r1', handMade)).map((f) => f.rule)).toContain('a2a.extension-required-same-uri');
+    // The URI itself, twice or at a sentence end, is fine.
+    expect(checkConformance(errorResponse('r1', buildExtensionRequiredError(uri, { message: `Send A2A-Extensions: ${uri}. Only ${uri}.` })))).toEqual([]);
+  });
 });
 
 describe('buildDmc12Error', () => {
@@ -238,6 +266,16 @@ describe('buildDmc12Error', () => {
     });
     expect(result.data.error_id).toMatch(ERROR_ID_PATTERN);
     expect(result._metadata).toEqual({ trace_id: 'trc_0123', tool: 'create_reservation', protocol: 'a2a' });
+  });
+
+  it.skipIf(!HAVE_REFERENCE)('defaults the legacy string to the one DMC-12 documents for a code, else the code in lower case', () => {
+    // The reference's legacy-only examples pair one string with one code (reservation.md, quote.md).
+    const examples = readReference<Dmc12Example[]>('dmc12-error-examples.json');
+    const documented = new Map(examples.filter((e) => e.kind === 'legacy_error_only').map((e) => [e.expected_error_code as Dmc12Code, String(e.payload.error)]));
+    expect(documented.get('RESERVATION_CONFLICT')).toBe('vin_already_reserved');
+    for (const code of DMC12) {
+      expect(buildDmc12Error(code, { tool: 't' }).data.error, code).toBe(documented.get(code) ?? code.toLowerCase());
+    }
   });
 
   it('fixes retryable true only for RATE_LIMITED, UPSTREAM_UNAVAILABLE and INTERNAL_ERROR', () => {

@@ -193,6 +193,17 @@ describe('plain JSON-RPC and A2A errors', () => {
     expect(err(envelope({ code: -32008, message: 'x', data: [info] })).errorId).toBeNull();
   });
 
+  it('reads a JSON-RPC standard error that @a2a-js/sdk tags with an ErrorInfo (reason INVALID_PARAMS) as that JSON-RPC error', () => {
+    // What the SDK 1.3 sends for RequestMalformedError (seen on the wire from the demo dealer).
+    const data = [{ '@type': ERROR_INFO, reason: 'INVALID_PARAMS', domain: 'a2a-protocol.org', metadata: { error_id: 'err_p' } }];
+    expect(err(envelope({ code: -32602, message: 'message.parts must hold at least one part.', data }))).toMatchObject({
+      protocol: 'jsonrpc',
+      code: '-32602',
+      jsonrpcCode: -32602,
+      errorId: 'err_p',
+    });
+  });
+
   it('keeps ids exactly as sent: 1 and "1" differ, other id types read as null', () => {
     expect(one(envelope({ code: -32603, message: 'x' }, 1)).id).toBe(1);
     expect(one(envelope({ code: -32603, message: 'x' }, '1')).id).toBe('1');

@@ -17,7 +17,8 @@ import {
 } from '../../src/triage/index.js';
 import type { AuditReader } from '../../src/audit/store.js';
 import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
-import { event, HEALTHY_CLIENT, MIN, RATE_CLIENT, seedEvents, SEED_COUNTS, STORM_CLIENT, STRAY_CLIENT, T0 } from './seed.js';
+import { errId, event, HEALTHY_CLIENT, MIN, RATE_CLIENT, seedEvents, SEED_COUNTS, STORM_CLIENT, STRAY_CLIENT, T0 } from './seed.js';
+import { errorIdTime } from '../../src/protocol/error-id.js';
 
 const HOUR = { since: T0, until: T0 + 3_600_000 };
 
@@ -125,6 +126,32 @@ describe('getError and getTrace', () => {
     const d = (await getError(db, 'err_dmc12stray000000000000000000001'))!;
     expect(d.sameTrace.map((r) => r.error_id)).toEqual(['err_a2astray00000000000000000000002']);
     expect(d.codeInfo?.clientAction).toMatch(/another VIN/i);
+  });
+
+  it('finds a row by a time-ordered id near its time (one day partition on PostgreSQL), and one whose id time is far from its row by the fallback', async () => {
+    // An id minted three days before the row's occurred_at: the lookup near the id's time misses,
+    // the plain lookup finds it. A time-ordered id of a row stored at its own time is found near it.
+    const far = event({ occurred_at: T0 + 50 * MIN, error_id: errId(T0 - 3 * 86_400_000), client: STRAY_CLIENT });
+    const near = event({ occurred_at: T0 + 51 * MIN, client: STRAY_CLIENT });
+    expect(errorIdTime(far.error_id)).toBe(T0 - 3 * 86_400_000);
+    expect(errorIdTime(near.error_id)).toBe(T0 + 51 * MIN);
+    await store.insertEvents([far, near]);
+    try {
+      expect((await getError(db, far.error_id))?.error.occurred_at).toBe(T0 + 50 * MIN);
+      expect((await getError(db, near.error_id))?.error.occurred_at).toBe(T0 + 51 * MIN);
+      if (kind === 'postgres') {
+        // The near lookup reads one partition, not every day's.
+        const plan = await db.all<{ 'QUERY PLAN': string }>('EXPLAIN SELECT error_id FROM error_events WHERE error_id = ? AND occurred_at >= ? AND occurred_at < ?', [
+          near.error_id,
+          T0 + 51 * MIN - 3_600_000,
+          T0 + 51 * MIN + 3_600_000,
+        ]);
+        const scanned = new Set(plan.flatMap((r) => [...r['QUERY PLAN'].matchAll(/on (error_events_p\w+)/g)].map((m) => m[1])));
+        expect(scanned.size).toBe(1);
+      }
+    } finally {
+      await store.deleteEvents([far.error_id, near.error_id]);
+    }
   });
 
   it('is undefined for an unknown id', async () => {

@@ -11,6 +11,7 @@ import { AuditStoreError } from '../errors.js';
 import { redactPostgresUrl } from '../paths.js';
 import type { Pseudonymizer } from '../pseudonym.js';
 import { classifyPgError } from './reader.js';
+import { rebuildPgIssueHours } from './issue-hours.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION, migratePg, readPgVersion } from './schema.js';
 import { poolConfig } from './sql.js';
 
@@ -70,6 +71,33 @@ async function listPartitions(client: pg.PoolClient): Promise<{ name: string; fr
   return out.sort((a, b) => a.from - b.from);
 }
 
+/** `DETACH PARTITION`, `CONCURRENTLY` where the server has it; a pending detach left by an interrupted one is finished. */
+async function detachPartition(client: pg.PoolClient, name: string, concurrently: boolean): Promise<void> {
+  if (!concurrently) {
+    await client.query(`ALTER TABLE error_events DETACH PARTITION ${name}`);
+    return;
+  }
+  try {
+    await client.query(`ALTER TABLE error_events DETACH PARTITION ${name} CONCURRENTLY`);
+  } catch (error) {
+    // 55000 object_not_in_prerequisite_state: "partition … already pending detach" (an earlier prune stopped half way).
+    if ((error as { code?: string }).code !== '55000') throw error;
+    await client.query(`ALTER TABLE error_events DETACH PARTITION ${name} FINALIZE`);
+  }
+}
+
+/** Runs `work` in one transaction on `client`; rolls back and rethrows on error. */
+async function inTransaction(client: pg.PoolClient, work: () => Promise<void>): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await work();
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
 async function deleteInChunks(client: pg.PoolClient, sql: string, params: unknown[]): Promise<number> {
   let total = 0;
   for (;;) {
@@ -95,23 +123,30 @@ export async function prunePgStore(url: string, olderThanMs: number, now: number
     let errorEvents = 0;
     let droppedPartitions = 0;
     let droppedUntil = Number.NEGATIVE_INFINITY;
+    // DETACH … CONCURRENTLY (PostgreSQL 14+) takes no lock that blocks writers or readers of the
+    // other partitions; it cannot run in a transaction block, which this pooled client is not in.
+    const concurrently = Number((await client.query<{ v: string }>('SHOW server_version_num')).rows[0]?.v ?? 0) >= 140000;
     for (const p of await listPartitions(client)) {
       if (p.to > cutoff) continue;
       droppedUntil = Math.max(droppedUntil, p.to);
       const count = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${p.name}`);
-      // DETACH first (brief lock on the parent), then DROP the now-independent table.
-      await client.query(`ALTER TABLE error_events DETACH PARTITION ${p.name}`);
+      // DETACH first, then DROP the now-independent table.
+      await detachPartition(client, p.name, concurrently);
       await client.query(`DROP TABLE ${p.name}`);
       errorEvents += Number(count.rows[0]?.n ?? 0);
       droppedPartitions += 1;
     }
-    // Dropping fires no delete trigger: the dropped days leave issue_hours here (whole hours).
+    // The dropped days leave issue_hours here (whole hours: partitions are whole days).
     if (droppedPartitions > 0) await client.query('DELETE FROM issue_hours WHERE hour + 3600000 <= $1', [droppedUntil]);
-    errorEvents += await deleteInChunks(
+    const rowsFrom = droppedUntil === Number.NEGATIVE_INFINITY ? Number.MIN_SAFE_INTEGER : droppedUntil;
+    const deleted = await deleteInChunks(
       client,
       'DELETE FROM error_events WHERE (error_id, occurred_at) IN (SELECT error_id, occurred_at FROM error_events WHERE occurred_at < $1 LIMIT $2)',
       [cutoff],
     );
+    errorEvents += deleted;
+    // The rows deleted one by one leave their hours: those hours are rebuilt from what is left.
+    if (deleted > 0) await inTransaction(client, () => rebuildPgIssueHours(client, rowsFrom, cutoff));
     const traffic = await deleteInChunks(
       client,
       'DELETE FROM traffic WHERE ctid IN (SELECT ctid FROM traffic WHERE minute < $1 LIMIT $2)',
@@ -133,11 +168,21 @@ export async function forgetPgSubject(url: string, pseudonymizer: Pseudonymizer,
   return withClient(url, async (client, label) => {
     await requireVersion(client, label);
     // A request that held an email and a phone keeps both pseudonyms (subject, subject_alt).
+    // The hours its rows counted in are rebuilt after the delete, so issue_hours keeps in step.
+    const hours = await client.query<{ h: number }>(
+      'SELECT DISTINCT occurred_at - occurred_at % 3600000 AS h FROM error_events WHERE (subject = $1 OR subject_alt = $1) AND issue_key IS NOT NULL',
+      [subject],
+    );
     const deleted = await deleteInChunks(
       client,
       'DELETE FROM error_events WHERE (error_id, occurred_at) IN (SELECT error_id, occurred_at FROM error_events WHERE subject = $1 OR subject_alt = $1 LIMIT $2)',
       [subject],
     );
+    if (hours.rows.length > 0) {
+      await inTransaction(client, async () => {
+        for (const { h } of hours.rows) await rebuildPgIssueHours(client, Number(h), Number(h) + 3_600_000);
+      });
+    }
     const others = await client.query<{ key_id: string | null; n: number }>(
       'SELECT key_id, count(*)::int AS n FROM error_events WHERE (subject IS NOT NULL OR subject_alt IS NOT NULL) AND (key_id IS NULL OR key_id <> $1) GROUP BY key_id ORDER BY key_id',
       [pseudonymizer.keyId],

@@ -14,6 +14,7 @@
  * - `audit_gaps.id` is an identity column (SQLite's INTEGER PRIMARY KEY).
  */
 import type { ClientBase } from 'pg';
+import { PG_ISSUE_HOURS_REBUILD_SQL, issueHoursBatchSql } from './issue-hours.js';
 
 const T = 'TEXT COLLATE "C"';
 
@@ -168,6 +169,11 @@ export const PG_MIGRATIONS: readonly string[] = [
     client ${T} NOT NULL UNIQUE
   );
   `,
+  // 5 (issue 31): the writer keeps issue_hours from now on, as SQLite's does (each batch adds its
+  // hours in the batch's statement: pg/issue-hours.ts), and listIssues reads it. This backfills
+  // the summary from the rows already stored (pg/issue-hours.ts PG_ISSUE_HOURS_REBUILD_SQL over all
+  // time). SQLite's migration 5 changes nothing: its writer kept the summary since migration 4.
+  PG_ISSUE_HOURS_REBUILD_SQL.map((sql) => sql.replace(/\$1/g, String(Number.MIN_SAFE_INTEGER)).replace(/\$2/g, String(Number.MAX_SAFE_INTEGER))).join(';\n'),
 ];
 
 /** Schema version of a fully migrated PostgreSQL store. */
@@ -269,7 +275,7 @@ export async function ensurePartitions(client: ClientBase, times: Iterable<numbe
  * are self-contained for that reason: no imports, no outer bindings but these constants.
  */
 export function schemaFunctionsSource(): string {
-  return [`const SCHEMA_LOCK_KEY = ${SCHEMA_LOCK_KEY};`, `const PARTITION_MS = ${PARTITION_MS};`, partitionFor, readPgVersion, migratePg, ensurePartitions]
+  return [`const SCHEMA_LOCK_KEY = ${SCHEMA_LOCK_KEY};`, `const PARTITION_MS = ${PARTITION_MS};`, partitionFor, readPgVersion, migratePg, ensurePartitions, issueHoursBatchSql]
     .map(String)
     .join('\n');
 }

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import type { PoolConfig } from 'pg';
-import { redactPostgresUrl } from '../paths.js';
+import { nodePgConnectionString, redactPostgresUrl } from '../paths.js';
 
 /** OIDs of the types whose text form node-postgres would hand back as strings. */
 const INT8_OID = 20;
@@ -25,7 +25,7 @@ const types = {
 /** Pool settings for `url`: the URL as libpq reads it, numbers as numbers, short timeouts. */
 export function poolConfig(url: string, options: { max?: number; applicationName?: string } = {}): PoolConfig {
   return {
-    connectionString: url,
+    connectionString: nodePgConnectionString(url),
     max: options.max ?? 4,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 10_000,

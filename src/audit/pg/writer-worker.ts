@@ -4,7 +4,8 @@
  * the writer's queue, drop accounting, gap records, health and exit flush are the same code.
  *
  * Each batch is one transaction: a multi-row `INSERT … ON CONFLICT DO NOTHING` into
- * error_events (chunked under PostgreSQL's 65 535-parameter limit), a multi-row traffic upsert
+ * error_events that also adds the inserted rows to issue_hours in the same statement
+ * (pg/issue-hours.ts; chunked under PostgreSQL's 65 535-parameter limit), a multi-row traffic upsert
  * and the gap rows; a batch of error rows only is that one statement, without BEGIN/COMMIT. When the server is away (connection refused, reset, restarting, admin
  * shutdown) the batch is retried on a new connection with exponential backoff (100 ms doubling
  * to 2 s) for up to `retryForMs`; after that it is answered as failed, and the writer counts it
@@ -35,6 +36,8 @@ export interface PgWorkerInit {
 export interface PgSchemaFunctions {
   migratePg(client: ClientBase, migrations: readonly string[]): Promise<number>;
   ensurePartitions(client: ClientBase, times: Iterable<number>, known: Set<string>): Promise<string[]>;
+  /** pg/issue-hours.ts: one statement inserting a batch's rows and adding them to issue_hours. */
+  issueHoursBatchSql(columns: readonly string[], values: string): string;
 }
 
 export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
@@ -129,8 +132,10 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
         values.push(...row);
         return `(${row.map((_, j) => `$${base + j + 1}`).join(', ')})`;
       });
-      const result = await c.query(`INSERT INTO error_events (${columns.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, values);
-      written += result.rowCount ?? 0;
+      // The rows and their hours of issue_hours in one statement, so the summary never misses a
+      // committed row nor counts a duplicate (issue 31).
+      const result = await c.query<{ written: number }>(schema.issueHoursBatchSql(columns, tuples.join(', ')), values);
+      written += Number(result.rows[0]?.written ?? 0);
     }
     return written;
   };

@@ -29,6 +29,7 @@ export const demoCommand: CommandModule = {
         }
         if (!/^\d{1,9}$/.test(opts.seed)) throw new CliError(`--seed '${opts.seed}' is not a non-negative integer`, 'e.g. --seed 7', EXIT.USAGE);
         const db = ctx.globals(cmd).db;
+        if (db !== undefined) ctx.dbPath(cmd); // a mistyped URL is refused before any server starts
         // The demo narrates a run (servers, buyers, a terminal UI); its data has --json twins.
         if (ctx.globals(cmd).json) {
           const where = db === undefined ? '--db ./aap-triage-demo.db ' : '';

@@ -13,6 +13,7 @@ import {
   openStoreReader,
   PseudonymKeyError,
   readHealthRecords,
+  removeHealthRecord,
   type StoreInspection,
 } from '../../triage/store.js';
 import { DAY_MS, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
@@ -118,17 +119,20 @@ export async function runDoctor(
   if (records.length === 0) checks.push({ check: 'writer', status: 'skip', detail: 'no writer has reported health for this database yet' });
   for (const health of records) {
     // A degraded or failed writer that is still running loses records now: a failure (exit 3).
-    // One whose process has gone reported a past state: a warning (or, if it was ok, a note).
+    // One whose process has gone reported a past state: a warning (or, if it was ok, a note),
+    // shown this once, marked gone: its record is removed, so the next doctor does not repeat it
+    // (a writer that shut down cleanly removed its own).
     let running = true;
     try {
       process.kill(health.pid, 0);
     } catch (error) {
       running = (error as NodeJS.ErrnoException).code === 'EPERM';
     }
+    if (!running) removeHealthRecord(dbPath, health);
     checks.push({
       check: `writer ${health.service ?? '(no service name)'} pid ${health.pid}`,
       status: health.state === 'ok' ? (running ? 'ok' : 'skip') : running ? 'fail' : 'warn',
-      detail: `${health.state}${health.reason ? `: ${health.reason}` : ''} (${running ? 'running' : 'no longer running'}, written ${health.written}, dropped ${health.dropped}, failed ${health.failed}, at ${new Date(health.updatedAt).toISOString()})`,
+      detail: `${running ? '' : 'gone, last report: '}${health.state}${health.reason ? `: ${health.reason}` : ''} (${running ? 'running' : 'no longer running; record removed'}, written ${health.written}, dropped ${health.dropped}, failed ${health.failed}, at ${new Date(health.updatedAt).toISOString()})`,
     });
   }
   return checks;

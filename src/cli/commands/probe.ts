@@ -1,19 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import {
-  ALL_CASES,
-  PROBE_DEFAULTS,
-  ProbeTargetError,
-  ProbeUnreachableError,
-  batteryFor,
-  placeholderTarget,
-  renderBattery,
-  renderJunit,
-  renderText,
-  reportJson,
-  runProbe,
-  type ProbeFamily,
-} from '../../probe/index.js';
+// Types and defaults only: the battery, the sender and the client behind it (OpenTelemetry's API
+// among them) load when a probe runs, not with every command (issue 31 "Start-up").
+import { PROBE_DEFAULTS, type ProbeFamily } from '../../probe/types.js';
 import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 
 /** Exit code when a mandatory case failed (or, with --strict, a recommended one): 1, as for "not found" elsewhere. */
@@ -110,6 +99,9 @@ export const probeCommand: CommandModule = {
         const timeoutMs = positive('--timeout', g.timeout, PROBE_DEFAULTS.timeoutMs, true);
         const rpcUrl = g.rpcUrl !== undefined ? httpUrl('--rpc-url', g.rpcUrl) : undefined;
         const token = readToken(g, ctx.io.env);
+        const { ALL_CASES, ProbeTargetError, ProbeUnreachableError, batteryFor, placeholderTarget, renderBattery, renderJunit, renderText, reportJson, runProbe } = await import(
+          '../../probe/index.js'
+        );
 
         if (g.dryRun) {
           const families: ProbeFamily[] = protocol === 'auto' ? ['aap', 'dmc12'] : [protocol as ProbeFamily];

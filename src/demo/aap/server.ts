@@ -4,7 +4,9 @@
  * of both, exactly as a dealer-server developer would (`app.use(triage.middleware())`).
  *
  * Order of checks for `SendMessage` (spec/aap-errors.txt): A2A-Version (the SDK answers -32009),
- * then activation of the required AAP extension (-32008, checked here before any skill logic),
+ * then A2A's own parameter rules (a message with a `messageId` and at least one part, else
+ * -32602 InvalidParams: the A2A conformance suite's `test_empty_message_parts` expects it before
+ * anything AAP-specific), then activation of the required AAP extension (-32008, checked here before any skill logic),
  * then the media types (-32005), then the per-client rate limit, then the skill. The skill runs
  * in the request handler so a failure can be thrown as `AapError` (a JSON-RPC error, not a failed task); the AgentExecutor
  * only publishes the computed answer with `AgentEvent.message` (DESIGN §9).
@@ -22,7 +24,7 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import { ContentTypeNotSupportedError, ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
+import { ContentTypeNotSupportedError, ExtensionSupportRequiredError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { SendMessageResult } from '@a2a-js/sdk';
 import { AAP_EXTENSION_URI } from '../constants.js';
 import { buildExtensionRequiredError } from '../../protocol/index.js';
@@ -72,6 +74,11 @@ class AapRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendMessageResult> {
+    // The SDK checks messageId only inside super.sendMessage, after our skill ran; and it never
+    // checks that parts is non-empty. RequestMalformedError is the SDK's -32602 InvalidParams.
+    if (!params.message) throw new RequestMalformedError('params.message is required.');
+    if (!params.message.messageId) throw new RequestMalformedError('message.messageId is required.');
+    if (params.message.parts.length === 0) throw new RequestMalformedError('message.parts must hold at least one part.');
     if (!(context.requestedExtensions ?? []).includes(AAP_EXTENSION_URI)) {
       const envelope = buildExtensionRequiredError(AAP_EXTENSION_URI);
       const info = envelope.data[0] as { metadata?: Record<string, string> } | undefined;

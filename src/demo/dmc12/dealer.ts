@@ -135,7 +135,7 @@ export class Dmc12Dealer {
   private quote(vin: string, client: string): Args {
     const v = this.vehicle(vin);
     if (!SELLABLE_STATUSES.has(v.status) || v.status !== 'available') {
-      throw new Dmc12Failure('VEHICLE_UNAVAILABLE', `Vehicle ${vin} is ${v.status}.`, 'vehicle_unavailable');
+      throw new Dmc12Failure('VEHICLE_UNAVAILABLE', `Vehicle ${vin} is ${v.status}.`, 'vehicle_not_available');
     }
     const id = this.nextId('q');
     const createdAt = this.now();

@@ -380,6 +380,20 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     requests: (t) => [request('no-consent', headers(t), sendMessageBody('lead', noConsentLead()))],
     judge: (answers) => answers.flatMap((a) => expectAapError(a, 'CONTACT_CONSENT_REQUIRED').findings),
   },
+  {
+    id: 'aap.lead.idempotent-repeat',
+    family: 'aap',
+    level: 'MUST',
+    title: 'that consent-less lead.submit sent again with the same idempotency_key and payload gets CONTACT_CONSENT_REQUIRED again, never IDEMPOTENCY_CONFLICT',
+    spec: {
+      source: `${AAP} "Per-code semantics: IDEMPOTENCY_CONFLICT"`,
+      quote: 'A retry with the same key AND the same payload MUST be treated as idempotent — the dealer returns the original lead (e.g. data.status: "duplicate"), not this error.',
+    },
+    safety: 'the same request as aap.lead.consent-required (no consent, documentation-only contact data, a fixed idempotency_key): a repeat can only be the same rejection or a duplicate',
+    skipReason: undeclared('lead.submit'),
+    requests: (t) => [request('same-key-same-payload', headers(t), sendMessageBody('lead-again', noConsentLead()))],
+    judge: (answers) => answers.flatMap((a) => expectAapError(a, 'CONTACT_CONSENT_REQUIRED').findings),
+  },
 ] satisfies ProbeCase[]);
 
 function singleReplyOf(a: ProbeAnswer): Record<string, unknown> | null {

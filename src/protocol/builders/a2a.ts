@@ -11,7 +11,7 @@ import {
   ERROR_INFO_TYPE_URL,
   type A2AReason,
 } from '../codes/a2a-codes.js';
-import { isObject } from '../extract.js';
+import { isObject, urisIn } from '../extract.js';
 import { checkMessage, checkNoDraftIdentifier } from './common.js';
 
 /** The JSON-RPC `error` member of an A2A protocol error. */
@@ -94,7 +94,8 @@ export interface BuildExtensionRequiredOptions {
  *
  * Throws TypeError when `extensionUri` is not an absolute URL without whitespace or is a draft
  * identifier (`draft.autoagentprotocol.invalid` MUST NOT be deployed), or a custom message lacks
- * the URI or the header name.
+ * the URI or the header name, or names any other http(s) URI ("The message and metadata MUST name
+ * the same extension URI").
  */
 export function buildExtensionRequiredError(extensionUri: string, options: BuildExtensionRequiredOptions = {}): A2AErrorMember {
   if (typeof extensionUri !== 'string' || /\s/.test(extensionUri) || !URL.canParse(extensionUri)) {
@@ -104,6 +105,12 @@ export function buildExtensionRequiredError(extensionUri: string, options: Build
   const custom = checkMessage(isObject(options) ? options.message : undefined, 'message', false);
   if (custom !== undefined && (!custom.includes(extensionUri) || !custom.includes(A2A_EXTENSIONS_HEADER))) {
     throw new TypeError(`message must contain the exact extension URI and the literal header name ${A2A_EXTENSIONS_HEADER}`);
+  }
+  // "The message and metadata MUST name the same extension URI": a second URI in the message
+  // (another extension, a docs link) would make the envelope fail its own conformance rule.
+  const other = custom === undefined ? undefined : urisIn(custom).find((u) => u !== extensionUri);
+  if (other !== undefined) {
+    throw new TypeError(`message names ${other}; it must name no URI other than the extension's (${extensionUri})`);
   }
   const message =
     custom ?? `Activate ${extensionUri} in the ${A2A_EXTENSIONS_HEADER} header before retrying this request.`;

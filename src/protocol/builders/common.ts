@@ -135,10 +135,15 @@ export function isRfc3339(value: unknown): value is string {
   return true;
 }
 
+/** Epoch ms of 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: RFC 3339 years have four digits. */
+const FIRST_RFC3339_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_RFC3339_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * `created_at` as RFC 3339 UTC with second precision (`2026-04-30T10:15:30Z`), from a Date, epoch
  * milliseconds, or an RFC 3339 string (normalised to UTC). Default: now. Throws TypeError naming
- * `createdAt` for anything else.
+ * `createdAt` for anything else, and RangeError for a time before year 0000 or after year 9999
+ * (RFC 3339 §5.6 `date-fullyear` is four digits; `toISOString` would write `+010000-…`).
  */
 export function toCreatedAt(createdAt?: Date | string | number): string {
   // The error path calls this twice per error (AapError, then its envelope) with the same second:
@@ -154,6 +159,9 @@ export function toCreatedAt(createdAt?: Date | string | number): string {
   if (second === lastCreatedAt.second) return lastCreatedAt.text;
   const date = new Date(ms);
   if (Number.isNaN(date.getTime())) throw new TypeError('createdAt is not a valid time');
+  if (ms < FIRST_RFC3339_MS || ms > LAST_RFC3339_MS) {
+    throw new RangeError('createdAt must fall in the years 0000-9999 (RFC 3339 has four-digit years)');
+  }
   const text = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
   lastCreatedAt = { second, text };
   return text;

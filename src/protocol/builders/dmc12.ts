@@ -11,7 +11,11 @@ import { checkMessage } from './common.js';
 export interface BuildDmc12ErrorOptions {
   /** Tool name for `_metadata.tool` (`create_reservation`). Required. */
   tool: string;
-  /** Legacy `error` string, kept byte-for-byte; default: the code in lower case. */
+  /**
+   * Legacy `error` string, kept byte-for-byte; default: the string DMC-12's reference examples
+   * give for the code (`vin_already_reserved` for RESERVATION_CONFLICT, `vehicle_not_available`
+   * for VEHICLE_UNAVAILABLE), else the code in lower case (`DMC12_CODES[code].defaultLegacyError`).
+   */
   legacyError?: string;
   /** Optional human-readable, non-sensitive `message`. A stack trace is refused. */
   message?: string;
@@ -71,7 +75,7 @@ export function buildDmc12Error(code: Dmc12Code, options: BuildDmc12ErrorOptions
   const info = DMC12_CODES[code];
   return {
     data: {
-      error: opts.legacyError ?? code.toLowerCase(),
+      error: opts.legacyError ?? info.defaultLegacyError,
       ...(message !== undefined ? { message } : {}),
       error_code: code,
       retryable: info.retryable,

@@ -35,6 +35,7 @@ function entry(
   clientAction: string,
   extraLegacy: readonly string[] = [],
   specSection: string = SET,
+  defaultLegacyError: string = code.toLowerCase(),
 ): Dmc12CodeInfo {
   // The legacy `error` strings seen in DMC-12's own examples are the code in lower case
   // (reservation_expired, rate_limited); the extras are strings the repo pairs with a code.
@@ -47,6 +48,7 @@ function entry(
     clientAction,
     specSection,
     legacyErrors: Object.freeze([code.toLowerCase(), ...extraLegacy]),
+    defaultLegacyError,
   };
 }
 
@@ -56,6 +58,9 @@ function entry(
  * it with if/then). `legacyErrors` lists the known legacy `error` strings for the code:
  * `vin_already_reserved` (capabilities/reservation.md), `vehicle_not_available`
  * (capabilities/quote.md, pairing inferred), `email_send_failed` (docs/guide/deal-handoff.html).
+ * `defaultLegacyError` is the documented string where the code has one meaning
+ * (`vin_already_reserved`, `vehicle_not_available`); `email_send_failed` names only the SMTP
+ * case of UPSTREAM_UNAVAILABLE, so that code keeps `upstream_unavailable`.
  */
 export const DMC12_CODES: Readonly<Record<Dmc12Code, Dmc12CodeInfo>> = Object.freeze({
   VEHICLE_NOT_FOUND: entry('VEHICLE_NOT_FOUND', false, 'VIN not in inventory.', 'Pick another VIN from a fresh search_inventory.'),
@@ -65,6 +70,8 @@ export const DMC12_CODES: Readonly<Record<Dmc12Code, Dmc12CodeInfo>> = Object.fr
     "Vehicle status isn't available (sold / pending / reserved).",
     'Pick another VIN.',
     ['vehicle_not_available'],
+    SET,
+    'vehicle_not_available',
   ),
   QUOTE_NOT_FOUND: entry('QUOTE_NOT_FOUND', false, 'Unknown quote_id.', 'Re-quote: request a new quote.'),
   QUOTE_EXPIRED: entry('QUOTE_EXPIRED', false, 'Quote past its 30-minute TTL.', 'Re-quote, then re-reserve.', [], BRANCH),
@@ -86,6 +93,7 @@ export const DMC12_CODES: Readonly<Record<Dmc12Code, Dmc12CodeInfo>> = Object.fr
     'Pick another VIN.',
     ['vin_already_reserved'],
     BRANCH,
+    'vin_already_reserved',
   ),
   RESERVATION_LIMIT: entry(
     'RESERVATION_LIMIT',
