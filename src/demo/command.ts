@@ -191,6 +191,7 @@ function relativeLabel(typed: string, abs: string): string {
 function stormLines(a: DemoAnalysis): string[] {
   const lines = [`${a.errors} errors recorded; ${a.storms.length} retry storms found:`];
   for (const { episode: e, buyer } of a.storms) lines.push(`  ${e.id}  ${clientLabel(e.client, buyer)}  ${e.codes.map((c) => c.code).join(', ')}`);
+  if (a.dealerEpisodes.length > 0) lines.push(`${a.dealerEpisodes.length} dealer-side episode${a.dealerEpisodes.length === 1 ? '' : 's'} (retries of retryable dealer faults, as the policy allows).`);
   lines.push(a.healthyFlagged.length === 0 ? 'Healthy buyers flagged: none. Opening the terminal UI on the Storms view (q quits)…' : `Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
   return lines;
 }

@@ -24,8 +24,11 @@ export interface DemoAnalysis {
   codes: Array<{ protocol: string; code: string; count: number }>;
   /** Error rows in the window. */
   errors: number;
+  /** Client storms (`cause: 'client'`): what a buyer did wrong. */
   storms: DemoStorm[];
-  /** Healthy buyers that were (wrongly) flagged; empty when the detector is right. */
+  /** Dealer-side episodes (`cause: 'dealer'`): buyers retrying retryable dealer faults as the policy allows. */
+  dealerEpisodes: DemoStorm[];
+  /** Healthy buyers blamed for a client storm (wrongly); empty when the detector is right. */
   healthyFlagged: Persona[];
   /** The worst storm (most retries) and its incident draft. */
   worst: { storm: DemoStorm; draft: IncidentDraft } | undefined;
@@ -38,7 +41,9 @@ export async function analyseDemo(dbPath: string, roster: readonly Persona[], wi
   try {
     const stats = await computeStats(db, null, window);
     const codes = stats.byCode.map((c) => ({ protocol: c.protocol, code: c.key, count: c.count }));
-    const storms = (await findStorms(db, window)).map((episode) => ({ episode, buyer: names.get(episode.client) }));
+    const episodes = (await findStorms(db, window)).map((episode) => ({ episode, buyer: names.get(episode.client) }));
+    const storms = episodes.filter((s) => s.episode.cause === 'client');
+    const dealerEpisodes = episodes.filter((s) => s.episode.cause === 'dealer');
     const healthyFlagged = [...new Map(storms.filter((s) => s.buyer?.kind === 'healthy').map((s) => [s.buyer?.name, s.buyer as Persona])).values()];
     const worstStorm = [...storms].sort((a, b) => b.episode.retries - a.episode.retries)[0];
     const draft = worstStorm ? await draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }, { extensionUri: AAP_EXTENSION_URI }) : undefined;
@@ -46,6 +51,7 @@ export async function analyseDemo(dbPath: string, roster: readonly Persona[], wi
       codes,
       errors: stats.errors,
       storms,
+      dealerEpisodes,
       healthyFlagged,
       worst: worstStorm && draft ? { storm: worstStorm, draft } : undefined,
     };
@@ -91,9 +97,16 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
       .join(', ');
     out.push(`  ${e.id}  ${clientLabel(e.client, buyer)}`);
     out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)})`);
-    out.push(`    flagged errors: ${flags || 'none'}`);
+    out.push(`    flagged errors: ${flags || 'none'}${e.overAttemptCap > 0 ? `; ${e.overAttemptCap} attempts over the cap` : ''}`);
   }
   out.push(a.healthyFlagged.length === 0 ? '  Healthy buyers flagged: none' : `  Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
+  if (a.dealerEpisodes.length > 0) {
+    out.push('', `Dealer-side episodes (buyers retried retryable dealer faults as the policy allows; for the dealer's on-call): ${a.dealerEpisodes.length}`);
+    for (const { episode: e, buyer } of a.dealerEpisodes) {
+      out.push(`  ${e.id}  ${clientLabel(e.client, buyer)}`);
+      out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)})`);
+    }
+  }
   if (a.worst) {
     const { storm, draft } = a.worst;
     out.push('', `Incident draft for the worst storm, ${storm.episode.id}${storm.buyer ? ` (buyer: ${storm.buyer.name})` : ''}:`, '');

@@ -4,7 +4,7 @@ import { codeInfoFor } from './codes.js';
 import type { Query } from './query.js';
 import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
-import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
+import { STORM_DEFAULTS, type StormCause, type StormThresholds } from './storm-detect.js';
 import { findStormById, stormWhere, type StormEpisode } from './storms.js';
 import { retriedAnswers, summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
 import { loadClientLabels, NO_CREDENTIAL, shortClient as shortClientId, type ClientLabel, type ClientLabels } from './clients.js';
@@ -77,6 +77,12 @@ export interface IncidentFacts {
   retryRatio: number | null;
   /** Storm detection reasons (storm drafts only). */
   reasons: string[];
+  /**
+   * Whom a storm draft is for (storm drafts only, else null): `client` — the partner, asked to
+   * change what its client did; `dealer` — a dealer-side episode, for the dealer's own on-call:
+   * the client retried retryable faults as the policy allows, so nothing is asked of the partner.
+   */
+  cause: StormCause | null;
   summary: ErrorSummary;
   timeline: { at: number; text: string }[];
   guidance: CodeGuidance[];
@@ -88,7 +94,8 @@ export interface IncidentFacts {
   clientLabels: ClientLabel[];
   /**
    * Where the draft goes: the label contact of the storm's client (or of the one client of a
-   * query or id list); null when that client has no contact.
+   * query or id list); null when that client has no contact, and for a dealer-side episode
+   * (it goes to the dealer's own on-call, not to the partner).
    */
   recipient: string | null;
   /** The trace link template used for the evidence, or null. */
@@ -205,6 +212,25 @@ function requestedActions(traced: Readonly<Record<RetryFlag, readonly string[]>>
   return out;
 }
 
+/**
+ * The requested actions of a dealer-side episode (DESIGN §6): for the dealer's own on-call, about
+ * the faults the client retried; nothing is asked of the partner.
+ */
+function dealerActions(summary: ErrorSummary): RequestedAction[] {
+  const out: RequestedAction[] = [];
+  const faults = summary.codes.filter((b) => b.retryable !== false && b.code !== 'RATE_LIMITED').map((b) => b.code);
+  const services = summary.services.join(', ') || 'this dealer agent';
+  if (faults.length) {
+    out.push({ codes: distinct(faults), text: `Find and fix the cause of the retryable faults (${codeList(faults)}) on ${services}: the client's retries followed the backoff policy and last as long as the faults do.` });
+  }
+  const limited = summary.codes.filter((b) => b.code === 'RATE_LIMITED').map((b) => b.code);
+  if (limited.length) {
+    out.push({ codes: limited, text: `Check the rate limit behind RATE_LIMITED on ${services}: the client waited as retry_after_ms asked, so the limit, not the client, set the pace.` });
+  }
+  out.push({ codes: [], text: "No change is asked of the partner: its client retried as the spec allows. Trace the faults with the error_id and trace_id pairs above in the dealer's own logs." });
+  return out;
+}
+
 async function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): Promise<{ requests: number; retries: number } | null> {
   if (clients.length === 0) return null;
   const params: (string | number)[] = [window.since - (window.since % 60_000), window.until, ...clients];
@@ -266,7 +292,8 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
   const traced = Object.fromEntries(
     await Promise.all(RETRY_FLAGS.map(async (f) => [f, summary.flags[f] ? (await retriedAnswers(db, where, params, f)).map((a) => a.code) : []] as const)),
   ) as Record<RetryFlag, string[]>;
-  const actions = requestedActions(traced, summary, retryRatio, th, options.extensionUri);
+  const dealerSide = storm?.cause === 'dealer';
+  const actions = dealerSide ? dealerActions(summary) : requestedActions(traced, summary, retryRatio, th, options.extensionUri);
   const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${summary.codes.map((c) => c.code).slice(0, 3).join(', ')})` }];
   if (storm) {
     timeline.push({ at: storm.start, text: `storm begins (${storm.reasons.join(', ')})` });
@@ -290,13 +317,15 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     retries,
     retryRatio,
     reasons: storm?.reasons ?? [],
+    cause: storm?.cause ?? null,
     summary,
     timeline,
-    guidance: guidanceFor(summary, th.attemptCap),
+    // Advice to the client has no place in a draft for the dealer's own on-call.
+    guidance: dealerSide ? [] : guidanceFor(summary, th.attemptCap),
     requestedAction: actions.map((a) => a.text),
     actions,
     clientLabels,
-    recipient: clients.length === 1 ? (labels.get(clients[0] ?? '')?.contact ?? null) : null,
+    recipient: !dealerSide && clients.length === 1 ? (labels.get(clients[0] ?? '')?.contact ?? null) : null,
     traceUrl: options.traceUrl ?? null,
     generatedAt: now,
     nextUpdateAt: now + (options.nextUpdateMinutes ?? 60) * 60_000,
@@ -314,6 +343,7 @@ export function incidentSubject(f: IncidentFacts): string {
     const client = f.clients[0] ?? '';
     const label = f.clientLabels.find((l) => l.client === client);
     const who = label ? `${label.name} (client ${shortClient(client)})` : `client ${shortClient(client)}`;
+    if (f.cause === 'dealer') return `[aap-triage] Dealer-side retry episode on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)}; ${who} retried as the policy allows)`;
     return `[aap-triage] Retry storm from ${who} on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)})`;
   }
   return `[aap-triage] ${f.errors} error${f.errors === 1 ? '' : 's'} ${codes} on ${skills} (${utcMinute(f.window.since)} to ${utcMinute(f.window.until)})`;
@@ -325,7 +355,9 @@ function summaryParagraph(f: IncidentFacts): string {
   const clients = f.clients.length === 1 ? (labelled ? clientProse(only, f) : `client ${clientProse(only, f)}`) : `${f.clients.length} clients`;
   const top = f.summary.codes[0];
   const lead =
-    f.kind === 'storm'
+    f.cause === 'dealer'
+      ? `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${f.skills.join(', ') || 'this dealer agent'} answered retryable faults, and ${clients} retried them as the backoff policy allows: ${f.retries ?? 0} retries in ${f.requests ?? 0} calls (retry ratio ${pct(f.retryRatio)}), detected by ${f.reasons.join(', ')}. This is a dealer-side episode: the retries are the dealer's faults echoed back, not the partner's misbehaviour.`
+      : f.kind === 'storm'
       ? `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${clients} sent a retry storm to ${f.skills.join(', ') || 'this dealer agent'}: ${f.retries ?? 0} retries in ${f.requests ?? 0} calls (retry ratio ${pct(f.retryRatio)}), detected by ${f.reasons.join(', ')}.`
       : `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${clients} received ${f.errors} error${f.errors === 1 ? '' : 's'} from ${f.skills.join(', ') || 'this dealer agent'}.`;
   const main = top ? ` Most were ${top.code} (${top.count}, retryable=${String(top.retryable)}).` : '';
@@ -388,19 +420,23 @@ export function incidentDocument(f: IncidentFacts): IncidentDocument {
           },
         ],
       },
-      {
-        title: 'What the client did, and what the spec says it should do',
-        blocks: [
-          {
-            kind: 'lines',
-            lines: f.guidance.flatMap((g) => [
-              `${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`,
-              `  Did:    ${g.did}`,
-              `  Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`,
-            ]),
-          },
-        ],
-      },
+      ...(f.guidance.length === 0
+        ? []
+        : [
+            {
+              title: 'What the client did, and what the spec says it should do',
+              blocks: [
+                {
+                  kind: 'lines' as const,
+                  lines: f.guidance.flatMap((g) => [
+                    `${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`,
+                    `  Did:    ${g.did}`,
+                    `  Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`,
+                  ]),
+                },
+              ],
+            },
+          ]),
       { title: 'Requested action', blocks: [{ kind: 'numbered', items: f.requestedAction }] },
       { title: 'Next update', blocks: [{ kind: 'paragraph', text: `By ${utcMinute(f.nextUpdateAt).replace(/Z$/, '')} UTC, or sooner if the errors stop or change.` }] },
     ],
@@ -429,7 +465,8 @@ export function renderIncidentMarkdown(f: IncidentFacts): string {
     const link = traceLink(f.traceUrl, s.trace_id);
     out.push(`| \`${s.error_id}\` | ${link ? `[\`${s.trace_id}\`](${link})` : `\`${s.trace_id ?? '-'}\``} | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
   }
-  out.push('', '## What the client did, and what the spec says it should do', '');
+  out.push('');
+  if (f.guidance.length > 0) out.push('## What the client did, and what the spec says it should do', '');
   for (const g of f.guidance) {
     out.push(`### \`${g.code}\` (${g.protocol}, retryable=${String(g.retryable)})`, '');
     if (g.meaning) out.push(g.meaning, '');

@@ -15,11 +15,11 @@ export { searchErrors, errorHistogram, nextErrors, tailCursor, asQuery } from '.
 export type { ErrorSort, ErrorSortKey, SearchOptions, SearchResult, QueryOptions, Histogram, HistogramBucket, NextErrors, TailCursor } from './search.js';
 export { getError, getTrace } from './detail.js';
 export type { ErrorDetail, DetailOptions } from './detail.js';
-export { codeInfoFor, LONGEST_CODE_LENGTH } from './codes.js';
+export { codeInfoFor, LONGEST_CODE_LENGTH, retryableFault } from './codes.js';
 export { computeStats, describeGap, listGaps } from './stats.js';
 export type { Stats, CountRow, RetryableSplit, AuditGap } from './stats.js';
-export { detectStorms, STORM_DEFAULTS } from './storm-detect.js';
-export type { StormThresholds, StormMinute, StormPoint, StormReason, DetectedStorm } from './storm-detect.js';
+export { detectStorms, STORM_DEFAULTS, stormCause } from './storm-detect.js';
+export type { StormThresholds, StormMinute, StormPoint, StormReason, DetectedStorm, StormCause, CausePoint } from './storm-detect.js';
 export { findStorms, findStormById, loadStormMinutes, stormId, parseStormId, stormWhere } from './storms.js';
 export type { StormEpisode, StormOptions } from './storms.js';
 export { summarizeErrors, emptyFlags } from './summary.js';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { RetryFlag } from '../protocol/error-event.js';
 import type { Db } from './rows.js';
-import { detectStorms, STORM_DEFAULTS, summariseStorm, type DetectedStorm, type StormMinute, type StormThresholds } from './storm-detect.js';
+import { retryableFault } from './codes.js';
+import { detectStorms, STORM_DEFAULTS, stormCause, summariseStorm, type CausePoint, type DetectedStorm, type StormCause, type StormMinute, type StormThresholds } from './storm-detect.js';
 import { summarizeErrors, type CodeBreakdown, type Evidence } from './summary.js';
 import type { TimeWindow } from './time.js';
 
@@ -17,6 +18,13 @@ export interface StormEpisode extends DetectedStorm {
    * has the same id across runs and `draft --storm <id>` finds it without remembering a window.
    */
   id: string;
+  /**
+   * Who the episode blames (`stormCause`, DESIGN §6): `client` — a client storm (flagged retries,
+   * attempts over the cap, or retries no retryable dealer fault explains); `dealer` — a
+   * dealer-side episode: the client retried retryable dealer faults as the policy allows, so the
+   * draft goes to the dealer's own on-call and asks nothing of the partner.
+   */
+  cause: StormCause;
   /** Errors by code in the episode (from error_events). */
   codes: CodeBreakdown[];
   /** Retry flags in the episode, per flag. */
@@ -154,13 +162,27 @@ export function stormWhere(storm: Pick<DetectedStorm, 'client' | 'skills' | 'sta
   };
 }
 
+/** The episode's series with the retryable dealer faults (`retryableFault`) answered per minute. */
+async function withFaults(db: Db, d: DetectedStorm, where: string, params: readonly (string | number)[]): Promise<CausePoint[]> {
+  const rows = await db.all<{ minute: number; protocol: string; code: string; retryable: number | null; n: number }>(
+    `SELECT (occurred_at / 60000) * 60000 AS minute, protocol, code, retryable, COUNT(*) AS n
+       FROM error_events WHERE ${where} GROUP BY 1, 2, 3, 4`,
+    params,
+  );
+  const faults = new Map<number, number>();
+  for (const r of rows) if (retryableFault(r.protocol, r.code, r.retryable)) faults.set(Number(r.minute), (faults.get(Number(r.minute)) ?? 0) + Number(r.n));
+  return d.series.map((p) => ({ ...p, faults: faults.get(p.minute) ?? 0 }));
+}
+
 async function enrich(db: Db, detected: DetectedStorm, th: StormThresholds): Promise<StormEpisode> {
   // Detection saw only the minutes that could be stormy; count the episode over all its minutes.
   const d = summariseStorm(detected, await loadClientMinutes(db, detected.client, detected.skills, detected.start, detected.end));
   const { where, params } = stormWhere(d);
   const s = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  const cause = stormCause(await withFaults(db, d, where, params), s.overAttemptCap, th);
   return {
     id: stormId(d.client, d.start),
+    cause,
     ...d,
     errors: Math.max(d.errors, s.errors),
     codes: s.codes,

@@ -27,6 +27,8 @@ export interface StormColumn extends Column<StormView> {
  */
 export const STORM_COLUMNS: readonly StormColumn[] = [
   { title: 'start', min: 11, value: (s) => formatTime(s.start).slice(0, 11) },
+  // Who the episode blames: a client storm, or a dealer-side episode (retries the policy allows).
+  { title: 'cause', min: 6, value: (s) => s.cause, color: (s) => (s.cause === 'dealer' ? theme.muted : theme.flag) },
   // Named like the CLI's `storms` column.
   { title: 'length', min: 6, align: 'right', value: (s) => formatDuration(s.end - s.start) },
   { title: 'client', min: 8, max: 28, value: (s) => s.client_shown, color: () => theme.muted },
