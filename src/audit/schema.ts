@@ -37,6 +37,7 @@ export const ERROR_EVENT_COLUMNS = [
   'key_id',
   'issue_key',
   'subject_alt',
+  'origin',
 ] as const;
 
 /** Column names of `traffic`. */
@@ -216,6 +217,14 @@ export const MIGRATIONS: readonly string[] = [
       FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
      WHERE e.issue_key IS NOT NULL
      GROUP BY 1, 2;
+  `,
+  // 5: where a call came from when it was not a buyer's (issue 28): `origin` = 'probe' for
+  // `aap-triage probe` calls (User-Agent aap-triage-probe/<version>), NULL for ordinary traffic.
+  // Views leave probe rows out unless asked; the partial index holds only the probe's rows, so
+  // "does this window hold any?" (listIssues) is one tiny index probe.
+  `
+  ALTER TABLE error_events ADD COLUMN origin TEXT;
+  CREATE INDEX error_events_origin_time ON error_events (occurred_at) WHERE origin IS NOT NULL;
   `,
 ];
 

@@ -26,6 +26,7 @@ import { RequestBodyTap } from './request-tap.js';
 import { tapResponse } from './response-tap.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import type { Attempt } from './retry-tracker.js';
+import { requestOrigin } from './origin.js';
 import type { ResponseTapHandlers } from './response-tap.js';
 import { isAgentCardPath } from './endpoint-forms.js';
 import { ERROR_ID_REUSED } from './error-id-memory.js';
@@ -623,7 +624,8 @@ export class Exchange implements ResponseTapHandlers {
     // pseudonyms (HMAC) are computed below for error rows only (DESIGN §6: (client, fingerprint)
     // or (client, idempotency)).
     let trackKey: number | null = null;
-    if (audited) {
+    const origin = requestOrigin(this.req.headers); // probe calls: neither tracked nor counted as traffic (origin.ts)
+    if (audited && origin === null) {
       try {
         if (idemRaw) trackKey = idempotencyKey(idemRaw, client, batchOf);
         else if (call && call.method !== null) trackKey = callKey(call.method, rawSkill, call.params, client, batchOf);
@@ -643,7 +645,7 @@ export class Exchange implements ResponseTapHandlers {
           retryAfterMs: error?.retryAfterMs ?? null,
         }));
     if (trackKey !== null && run.seen && !again) run.seen.set(trackKey, { attempt, flags });
-    core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
+    if (origin === null) core.traffic.add(this.startedAt, skill, client, error !== null, attempt > 1);
 
     const protocol: ErrorProtocol = error?.protocol ?? (call?.family === 'dmc12' ? 'dmc12' : call?.family === 'aap' ? (call.skill ? 'aap' : 'a2a') : 'jsonrpc');
     const { traceId, spanId } = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(this.spanOf(c));
@@ -707,6 +709,7 @@ export class Exchange implements ResponseTapHandlers {
         conformance: c.conformance,
         duration_ms: endedAt - this.startedAt,
         key_id: p?.keyId ?? null,
+        origin,
       };
       // Every machine field from the wire passes its pattern before any sink sees it: an error_id
       // that fails is minted anew (issue 16; src/protocol/value-patterns.ts).

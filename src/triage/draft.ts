@@ -1,5 +1,5 @@
 import { renderDocumentText, type IncidentDocument } from '../incident/index.js';
-import { compileQuery } from './compile.js';
+import { BUYER_CALLS_SQL, compileQuery } from './compile.js';
 import { codeInfoFor } from './codes.js';
 import type { Query } from './query.js';
 import type { Db } from './rows.js';
@@ -271,6 +271,8 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     params = ids;
     window = { since: 0, until: 0 };
   }
+  // A draft goes to people outside: it never cites a call of `aap-triage probe` (docs/probe.md).
+  where = `(${where}) AND ${BUYER_CALLS_SQL}`;
   const summary = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
   if (summary.errors === 0 || summary.first === null || summary.last === null) return undefined;
   if (source.kind !== 'storm') window = { since: summary.first, until: summary.last + 1 };

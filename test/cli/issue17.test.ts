@@ -65,7 +65,7 @@ describe('aap-triage issues', () => {
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^KEY +STATE +ERRORS +CLIENTS +RETRYABLE +FIRST SEEN \(UTC\) +LAST SEEN \(UTC\) +TREND +ISSUE$/);
     expect(lines[1]).toMatch(/^[0-9a-f]{16} +new +1 +1 +false .*-32601 · /);
-    expect(lines.at(-1)).toMatch(/issues; list one's errors with: npx aap-triage --since 2h search issue:<KEY>$/);
+    expect(lines.at(-1)).toMatch(/issues; list one's errors with: aap-triage --since 2h search issue:<KEY>$/);
   });
 
   it('refuses an unknown --sort with one line and exit 2', async () => {
@@ -177,7 +177,7 @@ describe('queries and JSON', () => {
   it('refuses demo --json with one line and exit 2', async () => {
     const r = await run(['demo', '--json']);
     expect(r.code).toBe(2);
-    expectOneLineError(r.err, /demo has no --json output — run it, then ask its store: npx aap-triage --db .\/aap-triage-demo.db issues --json/);
+    expectOneLineError(r.err, /demo has no --json output — run it, then ask its store: aap-triage --db .\/aap-triage-demo.db issues --json/);
   });
 });
 
@@ -197,7 +197,7 @@ describe('prune safety', () => {
   it('refuses --older-than 1m (a minute, not a month) without --force, deleting nothing', async () => {
     const r = await run(['prune', '--db', copy.path, '--older-than', '1m']);
     expect(r.code).toBe(2);
-    expectOneLineError(r.err, /--older-than 1m would delete everything older than 1 minute — check with npx aap-triage --db \S+ prune --older-than 1m --dry-run, then add --force/);
+    expectOneLineError(r.err, /--older-than 1m would delete everything older than 1 minute — check with aap-triage --db \S+ prune --older-than 1m --dry-run, then add --force/);
     expect(rows()).toBe(SEED_COUNTS.total);
   });
 
@@ -388,7 +388,8 @@ describe('upgrading a store from before issues', () => {
       // As schema version 2 left it: what migration 3 adds, taken away.
       db.exec(`DROP INDEX error_events_issue_time;
         DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
-        ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
+        ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;
+        DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;`);
       db.pragma('user_version = 2');
       db.close();
       const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });

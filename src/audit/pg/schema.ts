@@ -168,6 +168,11 @@ export const PG_MIGRATIONS: readonly string[] = [
     client ${T} NOT NULL UNIQUE
   );
   `,
+  // 5: `origin` ('probe' for aap-triage probe calls, else NULL; see schema.ts migration 5).
+  `
+  ALTER TABLE error_events ADD COLUMN origin ${T};
+  CREATE INDEX error_events_origin_time ON error_events (occurred_at) WHERE origin IS NOT NULL;
+  `,
 ];
 
 /** Schema version of a fully migrated PostgreSQL store. */

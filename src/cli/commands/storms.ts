@@ -17,6 +17,7 @@ export const stormsCommand: CommandModule = {
     program
       .command('storms')
       .description('retry-storm episodes per client over the window (default 24 h), newest first; CAUSE client = a client storm, dealer = retries of retryable dealer faults as the policy allows')
+      .option('--include-probe', 'include the calls of aap-triage probe (left out by default; or the query term origin:probe)')
       .option('--retry-ratio <fraction>', `retry ratio over which a minute is stormy (default ${STORM_DEFAULTS.retryRatio})`)
       .option('--min-retries <n>', `retries a minute needed with it (default ${STORM_DEFAULTS.minRetriesPerMinute})`)
       .option('--amplification <x>', `attempts ÷ distinct requests held ${STORM_DEFAULTS.amplificationMinutes} minutes (default ${STORM_DEFAULTS.amplification})`)
@@ -31,7 +32,7 @@ export const stormsCommand: CommandModule = {
         if (amp !== undefined) thresholds.amplification = amp;
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const db = (await ctx.openDb(cmd));
-        const storms = (await findStorms(db, window, { thresholds })).slice(0, ctx.limit(cmd, 1000));
+        const storms = (await findStorms(db, window, { thresholds, includeProbe: g['includeProbe'] === true })).slice(0, ctx.limit(cmd, 1000));
         const labels = (await loadClientLabels(db));
         if (g.json) {
           ctx.json(storms.map((s) => ({ ...s, clientLabel: labels.get(s.client) ?? null })));
