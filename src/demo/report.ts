@@ -68,6 +68,10 @@ export interface ReportRun {
   aapBaseUrl: string;
   dmc12RpcUrl: string;
   buyers: BuyerReport[];
+  /** How the user starts aap-triage (`aap-triage` or `node '/path/bin/aap-triage.js'`), for the hints. @default 'aap-triage' */
+  invocation?: string;
+  /** The store as the hints name it: an absolute path (or the URL), so they run from any folder. @default dbLabel */
+  hintDb?: string;
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
@@ -112,20 +116,30 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
     out.push('', `Incident draft for the worst storm, ${storm.episode.id}${storm.buyer ? ` (buyer: ${storm.buyer.name})` : ''}:`, '');
     out.push(...draft.text.trimEnd().split('\n').map((l) => `  ${l}`));
   }
-  const db = shellQuote(run.dbLabel);
+  const db = shellQuote(run.hintDb ?? run.dbLabel);
   const stormId = a.worst?.storm.episode.id ?? a.storms[0]?.episode.id ?? '<storm id>';
   out.push(
     '',
     'Explore further',
-    `  npx aap-triage storms --db ${db} --since 1h`,
-    `  npx aap-triage search --db ${db} --since 1h code:RATE_LIMITED`,
-    `  npx aap-triage search --db ${db} --since 1h flag:retried_non_retryable`,
-    `  npx aap-triage draft --db ${db} --since 1h --storm ${stormId} --format md`,
-    `  npx aap-triage stats --db ${db} --since 1h`,
-    `  npx aap-triage tui --db ${db} --since 1h        (in a terminal)`,
+    ...exploreCommands(run.invocation ?? 'aap-triage', db, stormId).map((c) => `  ${c}`),
+    `  ${run.invocation ?? 'aap-triage'} tui --db ${db} --since 1h        (in a terminal)`,
     '',
   );
   return out.join('\n');
+}
+
+/**
+ * The "Explore further" commands (the TUI's aside), each runnable as printed from any folder:
+ * `invocation` is how the user starts aap-triage, `db` the shell-quoted store.
+ */
+export function exploreCommands(invocation: string, db: string, stormId: string): string[] {
+  return [
+    `${invocation} storms --db ${db} --since 1h`,
+    `${invocation} search --db ${db} --since 1h code:RATE_LIMITED`,
+    `${invocation} search --db ${db} --since 1h flag:retried_non_retryable`,
+    `${invocation} draft --db ${db} --since 1h --storm ${stormId} --format md`,
+    `${invocation} stats --db ${db} --since 1h`,
+  ];
 }
 
 /**
