@@ -67,7 +67,7 @@ describe('docs/protocol.md: the normative sentences', () => {
     const d = SENTENCES.filter((s) => s.page === 'D');
     const detected = (list: Sentence[]) => list.filter((s) => s.rules.length > 0).length;
     const summary =
-      `**${a.length + d.length} sentences: ${a.length} in spec/aap-errors.txt, ${d.length} in spec/dmc12-errors.txt. ` +
+      `**${a.length + d.length} sentences: ${a.length} in AAP "Errors" page, ${d.length} in DMC-12 "Error taxonomy" page. ` +
       `${detected(a) + detected(d)} are detected by a checker rule (${detected(a)} + ${detected(d)}); ` +
       `${a.length + d.length - detected(a) - detected(d)} are not testable on the wire (${a.length - detected(a)} + ${d.length - detected(d)})`;
     const stated = /\*\*\d+ sentences:[^*]+\*\*/.exec(norm(DOC))?.[0];

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideRetry, resolveRetryPolicy } from '../../src/client/retry-policy.js';
 import { RetryTracker } from '../../src/instrument/retry-tracker.js';
 import type { ErrorEvent, TrafficSample } from '../../src/protocol/error-event.js';
-import { findStorms, stormCause, type CausePoint, type StormEpisode } from '../../src/triage/index.js';
+import { draftIncident, findStorms, stormCause, type CausePoint, type StormEpisode } from '../../src/triage/index.js';
 import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
 import { event, MIN, T0 } from './seed.js';
 
@@ -116,6 +116,7 @@ const SCENARIOS: Record<string, Scenario> = {
 describe.each(STORE_KINDS)('storm cause on constructed traffic (%s store)', (kind) => {
   let store: TestStore;
   let storms: StormEpisode[];
+  let reader: Awaited<ReturnType<TestStore['reader']>>;
   const byClient = (c: string): StormEpisode[] => storms.filter((s) => s.client === c);
 
   beforeAll(async () => {
@@ -125,7 +126,8 @@ describe.each(STORE_KINDS)('storm cause on constructed traffic (%s store)', (kin
       await store.insertEvents(events);
       await store.insertTraffic(traffic);
     }
-    storms = await findStorms(await store.reader(), { since: T0, until: T0 + 60 * MIN });
+    reader = await store.reader();
+    storms = await findStorms(reader, { since: T0, until: T0 + 60 * MIN });
   });
   afterAll(async () => {
     await store.cleanup();
@@ -164,6 +166,45 @@ describe.each(STORE_KINDS)('storm cause on constructed traffic (%s store)', (kin
     const unexplained = byClient(SCENARIOS['unexplained']!.client);
     expect(unexplained.length).toBeGreaterThan(0);
     expect(unexplained.every((e) => e.cause === 'client' && e.errors === 0)).toBe(true);
+  });
+});
+
+describe.each(STORE_KINDS)('drafts of each cause (%s store)', (kind) => {
+  let store: TestStore;
+  let drafts: { client: NonNullable<Awaited<ReturnType<typeof draftIncident>>>; dealer: NonNullable<Awaited<ReturnType<typeof draftIncident>>> };
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    for (const name of ['policy', 'nonRetryable'] as const) {
+      const { events, traffic } = simulate(SCENARIOS[name]!);
+      await store.insertEvents(events);
+      await store.insertTraffic(traffic);
+    }
+    const db = await store.reader();
+    const storms = await findStorms(db, { since: T0, until: T0 + 60 * MIN });
+    const of = async (c: string) => (await draftIncident(db, { kind: 'storm', id: storms.find((s) => s.client === c)!.id }))!;
+    drafts = { dealer: await of(SCENARIOS['policy']!.client), client: await of(SCENARIOS['nonRetryable']!.client) };
+  });
+  afterAll(async () => {
+    await store.cleanup();
+  });
+
+  it("addresses a dealer-side episode to the dealer's own on-call, asking nothing of the partner", () => {
+    const d = drafts.dealer;
+    expect(d.facts.cause).toBe('dealer');
+    expect(d.subject).toMatch(/^\[aap-triage\] Dealer-side retry episode on lead\.submit: UPSTREAM_UNAVAILABLE /);
+    expect(d.facts.recipient).toBeNull();
+    expect(d.facts.guidance).toEqual([]);
+    expect(d.text).not.toMatch(/Should:|Retry storm from|Stop retrying|Back off exponentially|Keep retries under/);
+    expect(d.facts.requestedAction[0]).toMatch(/^Find and fix the cause of the retryable faults \(UPSTREAM_UNAVAILABLE\)/);
+  });
+
+  it('addresses a client storm to the partner, citing the public pages by name, never a repository path', () => {
+    const d = drafts.client;
+    expect(d.facts.cause).toBe('client');
+    expect(d.subject).toMatch(/^\[aap-triage\] Retry storm from client /);
+    expect(d.text).toContain('Should:');
+    expect(d.text).toContain('[AAP "Errors" page, "Error code reference"; "Per-code semantics: SCHEMA_VALIDATION_FAILED"]');
+    for (const t of [drafts.client.text, drafts.client.markdown, drafts.dealer.text, drafts.dealer.markdown]) expect(t).not.toMatch(/spec\/|\.txt\b|DESIGN|reference\//);
   });
 });
 
