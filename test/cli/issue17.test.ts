@@ -108,7 +108,10 @@ describe('aap-triage clients', () => {
   });
 
   it('labels by API key with the pseudonymisation key, and refuses an unknown value without it', async () => {
-    const withKey = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars', '--json'], { AAP_TRIAGE_KEY: SECRET });
+    // A partner whose first call is still to come: the store does not know it, so --force.
+    const unknown = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars', '--json'], { AAP_TRIAGE_KEY: SECRET });
+    expect(unknown.code).toBe(2);
+    const withKey = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars', '--json', '--force'], { AAP_TRIAGE_KEY: SECRET });
     expect(withKey.code).toBe(0);
     expect(JSON.parse(withKey.out)).toMatchObject({ client: createPseudonymizer(SECRET).client('sk_live_partner_7777'), name: 'Beta Cars', contact: null, matched_by: 'credential' });
     const noKey = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars'], { AAP_TRIAGE_KEY: '' });
@@ -124,6 +127,20 @@ describe('aap-triage clients', () => {
     const r = await run(['clients', 'label', STORM_CLIENT, 'Acme', '--contact', contact]);
     expect(r.code).toBe(2);
     expectOneLineError(r.err, pattern);
+  });
+
+  it.each([
+    // One letter off a real client's displayed prefix, and a value too short to be a prefix (read as an API key).
+    ['a typo of a known prefix', () => `${STORM_CLIENT.slice(0, 7)}X`],
+    ['a two-letter value', () => 'zz'],
+    ['a whole pseudonym nobody is', () => 'nobodyAAAAAAAAAAAAAAAA'],
+  ])('refuses %s in one line, exit 2, naming the closest known prefixes; --force labels it anyway (issue 28)', async (_what, value) => {
+    const r = await run(['clients', 'label', value(), 'Typo Co'], { AAP_TRIAGE_KEY: SECRET });
+    expect(r.code).toBe(2);
+    expectOneLineError(r.err, /names no client with traffic, errors or a label in this store \(closest known: [\w-]{8}(, [\w-]{8}){0,2}\) — .*--force/);
+    if (value().startsWith(STORM_CLIENT.slice(0, 7))) expect(r.err).toContain(`closest known: ${STORM_CLIENT.slice(0, 8)}`);
+    expect(JSON.parse((await run(['clients', 'label', value(), 'Typo Co', '--json', '--force'], { AAP_TRIAGE_KEY: SECRET })).out)).toMatchObject({ name: 'Typo Co' });
+    await run(['clients', 'unlabel', value()], { AAP_TRIAGE_KEY: SECRET });
   });
 
   it('says which clients an ambiguous prefix starts', async () => {
