@@ -245,6 +245,9 @@ describe.skipIf(!tmux)('issue 17 in tmux', { timeout: 180_000 }, () => {
     screen = await t.waitFor(/ time↓ /, WAIT);
     t.keys('?');
     screen = await t.waitFor('sort Errors by time, code, retry, skill, proto, client, att', WAIT);
+    // q closes the help and does nothing else (issue 28); the next q quits.
+    t.keys('q');
+    await t.waitFor(/ time↓ /, WAIT);
     t.keys('q');
     await t.waitFor('EXIT=0', WAIT);
   });
