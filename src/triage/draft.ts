@@ -141,19 +141,52 @@ function did(b: CodeBreakdown): string {
   return `${parts.join('; ')}.`;
 }
 
-function should(b: CodeBreakdown, action: string | null, cap: number): string {
-  const retryRule =
-    b.retryable === false
-      ? action && /retry/i.test(action)
-        ? ''
-        : 'Do not retry the same request as it is: it will fail identically.'
-      : b.retryable === true
-        ? `Retry only with exponential backoff and jitter (~1 s → 2 s → 4 s, capped), honour retry_after_ms, at most ${cap} attempts; then report the error_id and trace_id.`
-        : 'The envelope did not say whether it is retryable; treat it as not retryable.';
+/** Which parts of the retry rule a requested action of the draft already asks for, for one code. */
+interface AskedRule {
+  /** "Wait at least retry_after_ms" */
+  hint: boolean;
+  /** "Back off exponentially with jitter … stop after N attempts" */
+  backoff: boolean;
+}
+
+/**
+ * The spec's client action for a code plus the retry rule, each piece of advice once (issue 28):
+ * what the action already says (backing off, `retry_after_ms`, reporting the ids) is not
+ * repeated, nor what a requested action of the draft asks for this code (`asked`).
+ */
+function should(b: CodeBreakdown, action: string | null, cap: number, asked: AskedRule): string {
+  let retryRule: string;
+  if (b.retryable === false) retryRule = action && /retry/i.test(action) ? '' : 'Do not retry the same request as it is: it will fail identically.';
+  else if (b.retryable === true) {
+    const said = action ?? '';
+    const backoffSaid = /back ?off/i.test(said);
+    const parts: string[] = [];
+    if (!asked.backoff) parts.push(backoffSaid ? `schedule ~1 s → 2 s → 4 s with jitter (capped), at most ${cap} attempts` : `retry only with exponential backoff and jitter (~1 s → 2 s → 4 s, capped), at most ${cap} attempts`);
+    if (!asked.hint && !/retry_after/i.test(said)) parts.push('honour retry_after_ms');
+    if (!/error_id/i.test(said)) parts.push('then report the error_id and trace_id');
+    const text = parts.join('; ');
+    retryRule = text ? `${text[0]?.toUpperCase()}${text.slice(1)}.` : '';
+    if (asked.hint || asked.backoff) retryRule = `${retryRule} (How to retry: the requested action below.)`.trim();
+  } else retryRule = 'The envelope did not say whether it is retryable; treat it as not retryable.';
   return [action, retryRule].filter(Boolean).join(' ');
 }
 
-function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
+/** Per code, the parts of the retry rule the requested actions already ask for. */
+function retryRuleAsked(actions: readonly RequestedAction[]): Map<string, AskedRule> {
+  const out = new Map<string, AskedRule>();
+  for (const a of actions) {
+    const hint = a.text.startsWith('Wait at least retry_after_ms');
+    const backoff = a.text.startsWith('Back off exponentially');
+    if (!hint && !backoff) continue;
+    for (const c of a.codes) {
+      const cur = out.get(c) ?? { hint: false, backoff: false };
+      out.set(c, { hint: cur.hint || hint, backoff: cur.backoff || backoff });
+    }
+  }
+  return out;
+}
+
+function guidanceFor(summary: ErrorSummary, cap: number, asked: ReadonlyMap<string, AskedRule> = new Map()): CodeGuidance[] {
   return summary.codes.map((b) => {
     const info = codeInfoFor(b.protocol, b.code);
     return {
@@ -163,7 +196,7 @@ function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
       count: b.count,
       meaning: info?.meaning ?? null,
       did: did(b),
-      should: should(b, info?.clientAction ?? null, cap),
+      should: should(b, info?.clientAction ?? null, cap, asked.get(b.code) ?? { hint: false, backoff: false }),
       specSection: info?.specSection ?? null,
     };
   });
@@ -323,7 +356,7 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     summary,
     timeline,
     // Advice to the client has no place in a draft for the dealer's own on-call.
-    guidance: dealerSide ? [] : guidanceFor(summary, th.attemptCap),
+    guidance: dealerSide ? [] : guidanceFor(summary, th.attemptCap, retryRuleAsked(actions)),
     requestedAction: actions.map((a) => a.text),
     actions,
     clientLabels,

@@ -171,10 +171,11 @@ describe.each(STORE_KINDS)('storm cause on constructed traffic (%s store)', (kin
 
 describe.each(STORE_KINDS)('drafts of each cause (%s store)', (kind) => {
   let store: TestStore;
-  let drafts: { client: NonNullable<Awaited<ReturnType<typeof draftIncident>>>; dealer: NonNullable<Awaited<ReturnType<typeof draftIncident>>> };
+  type Draft = NonNullable<Awaited<ReturnType<typeof draftIncident>>>;
+  let drafts: { client: Draft; dealer: Draft; hint: Draft };
   beforeAll(async () => {
     store = await createTestStore(kind);
-    for (const name of ['policy', 'nonRetryable'] as const) {
+    for (const name of ['policy', 'nonRetryable', 'ignoredHint'] as const) {
       const { events, traffic } = simulate(SCENARIOS[name]!);
       await store.insertEvents(events);
       await store.insertTraffic(traffic);
@@ -182,7 +183,7 @@ describe.each(STORE_KINDS)('drafts of each cause (%s store)', (kind) => {
     const db = await store.reader();
     const storms = await findStorms(db, { since: T0, until: T0 + 60 * MIN });
     const of = async (c: string) => (await draftIncident(db, { kind: 'storm', id: storms.find((s) => s.client === c)!.id }))!;
-    drafts = { dealer: await of(SCENARIOS['policy']!.client), client: await of(SCENARIOS['nonRetryable']!.client) };
+    drafts = { dealer: await of(SCENARIOS['policy']!.client), client: await of(SCENARIOS['nonRetryable']!.client), hint: await of(SCENARIOS['ignoredHint']!.client) };
   });
   afterAll(async () => {
     await store.cleanup();
@@ -205,6 +206,31 @@ describe.each(STORE_KINDS)('drafts of each cause (%s store)', (kind) => {
     expect(d.text).toContain('Should:');
     expect(d.text).toContain('[AAP "Errors" page, "Error code reference"; "Per-code semantics: SCHEMA_VALIDATION_FAILED"]');
     for (const t of [drafts.client.text, drafts.client.markdown, drafts.dealer.text, drafts.dealer.markdown]) expect(t).not.toMatch(/spec\/|\.txt\b|DESIGN|reference\//);
+  });
+});
+
+describe.each(STORE_KINDS)('advice in a draft (%s store)', (kind) => {
+  let store: TestStore;
+  let text = '';
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    const { events, traffic } = simulate(SCENARIOS['ignoredHint']!);
+    await store.insertEvents(events);
+    await store.insertTraffic(traffic);
+    const db = await store.reader();
+    const [storm] = await findStorms(db, { since: T0, until: T0 + 60 * MIN });
+    text = (await draftIncident(db, { kind: 'storm', id: storm!.id }))!.text;
+  });
+  afterAll(async () => {
+    await store.cleanup();
+  });
+
+  it('gives each piece of advice once: the Should line leaves the retry rule to the requested action that asks for it (issue 28)', () => {
+    const count = (re: RegExp) => (text.match(re) ?? []).length;
+    expect(count(/Wait at least retry_after_ms/g)).toBe(1);
+    expect(count(/~1 s → 2 s → 4 s/g)).toBe(1);
+    expect(count(/honour retry_after_ms|honouring retry_after_ms/gi)).toBe(0);
+    expect(text).toMatch(/Should: .*\(How to retry: the requested action below\.\)/);
   });
 });
 
