@@ -464,6 +464,50 @@ describe('tail', () => {
   });
 });
 
+describe('tail columns', () => {
+  it('stay aligned when a label, a code or the flags are wide: widths are fixed from what each column can hold (issue 28)', async () => {
+    const copy = seededStore();
+    try {
+      const db = new Database(copy.path);
+      db.prepare('INSERT INTO client_labels (client, name, contact, updated_at) VALUES (?, ?, NULL, 0)').run(STORM_CLIENT, 'A Very Long Partner Name Motors GmbH & Co. KG');
+      const at = NOW - 1000;
+      insertEvents(db, [
+        event({ error_id: 'err_tailwide00000000000000000000001', occurred_at: at, code: 'EXTENSION_SUPPORT_REQUIRED', client: STORM_CLIENT, retry_flags: ['retried_non_retryable', 'ignored_retry_after', 'no_backoff'], attempt: 12 }),
+        event({ error_id: 'err_tailwide00000000000000000000002', occurred_at: at + 1, code: 'X', client: null, skill: 'initiate_deal_handoff' }),
+      ]);
+      db.close();
+      const stop = new AbortController();
+      const offset = NOW - Date.now();
+      let out = '';
+      const done = main(['node', 'aap-triage', 'tail', '--lines', '6', '--interval', '50', '--db', copy.path], {
+        stdout: { write: (c: string | Uint8Array) => (out += String(c)) },
+        stderr: { write: () => true },
+        env: {},
+        now: () => Date.now() + offset,
+        signal: stop.signal,
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      stop.abort();
+      expect(await done).toBe(0);
+      const lines = out.trimEnd().split('\n');
+      expect(lines.length).toBe(7);
+      expect(out).toContain('A Very Long Partner Name Motors GmbH & Co. KG');
+      expect(out).toContain('retried_non_retryable,ignored_retry_after,no_backoff');
+      // Every column starts at the same cell on every line: the header's column starts hold on each row.
+      const header = lines[0]!;
+      const starts = ['CODE', 'RETRYABLE', 'SKILL', 'PROTOCOL', 'CLIENT', 'ATTEMPT', 'FLAGS', 'ERROR_ID'].map((h) => header.indexOf(h));
+      for (const line of lines.slice(1)) {
+        for (const at of starts) {
+          expect(line[at - 1], line).toBe(' ');
+          expect(line[at], line).not.toBe(' ');
+        }
+      }
+    } finally {
+      copy.cleanup();
+    }
+  });
+});
+
 describe('doctor and the key file', () => {
   it('refuses a key file readable by others, and a key file that is not a regular file', async () => {
     const copy = seededStore();
