@@ -117,7 +117,8 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
     out.push(...draft.text.trimEnd().split('\n').map((l) => `  ${l}`));
   }
   const db = shellQuote(run.hintDb ?? run.dbLabel);
-  const stormId = a.worst?.storm.episode.id ?? a.storms[0]?.episode.id ?? '<storm id>';
+  // A hint is runnable as printed: without a storm there is no draft command to offer.
+  const stormId = a.worst?.storm.episode.id ?? a.storms[0]?.episode.id ?? null;
   out.push(
     '',
     'Explore further',
@@ -130,14 +131,15 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
 
 /**
  * The "Explore further" commands (the TUI's aside), each runnable as printed from any folder:
- * `invocation` is how the user starts aap-triage, `db` the shell-quoted store.
+ * `invocation` is how the user starts aap-triage, `db` the shell-quoted store; the draft line
+ * only when there is a storm to draft (`stormId`).
  */
-export function exploreCommands(invocation: string, db: string, stormId: string): string[] {
+export function exploreCommands(invocation: string, db: string, stormId: string | null): string[] {
   return [
     `${invocation} storms --db ${db} --since 1h`,
     `${invocation} search --db ${db} --since 1h code:RATE_LIMITED`,
     `${invocation} search --db ${db} --since 1h flag:retried_non_retryable`,
-    `${invocation} draft --db ${db} --since 1h --storm ${stormId} --format md`,
+    ...(stormId ? [`${invocation} draft --db ${db} --since 1h --storm ${stormId} --format md`] : []),
     `${invocation} stats --db ${db} --since 1h`,
   ];
 }
