@@ -66,6 +66,7 @@ export function eventToRow(event: ErrorEvent, knownNames: ReadonlySet<string> | 
     str(event.key_id),
     issueKey({ service, protocol, rpc_method: rpcMethod, skill, code, violations, conformance: rules }),
     str(event.subject_alt),
+    event.origin === 'probe' ? 'probe' : null,
   ];
 }
 

@@ -37,6 +37,7 @@ export const ERROR_EVENT_COLUMNS = [
   'key_id',
   'issue_key',
   'subject_alt',
+  'origin',
 ] as const;
 
 /** Column names of `traffic`. */
@@ -221,6 +222,14 @@ export const MIGRATIONS: readonly string[] = [
   // this store's has since migration 4, and migration 5 there backfills it; the numbers of both
   // stores' migrations stay the same (pg/schema.ts).
   `SELECT 1;`,
+  // 6: where a call came from when it was not a buyer's (issue 28): `origin` = 'probe' for
+  // `aap-triage probe` calls (User-Agent aap-triage-probe/<version>), NULL for ordinary traffic.
+  // Views leave probe rows out unless asked; the partial index holds only the probe's rows, so
+  // "does this window hold any?" (listIssues) is one tiny index probe.
+  `
+  ALTER TABLE error_events ADD COLUMN origin TEXT;
+  CREATE INDEX error_events_origin_time ON error_events (occurred_at) WHERE origin IS NOT NULL;
+  `,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */

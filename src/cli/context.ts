@@ -51,6 +51,11 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Clock, epoch ms. Default `Date.now`. */
   now: () => number;
+  /**
+   * How the user starts aap-triage, as hints print it (`invocationOf`, src/cli/invocation.ts):
+   * `aap-triage` or `node '/path/to/bin/aap-triage.js'`. Default `aap-triage`.
+   */
+  invocation?: string;
   /** Where `hash -` reads its value from. Default `process.stdin` (touched only by `hash -`). */
   stdin?: AsyncIterable<string | Uint8Array>;
   /** Aborts long-running commands (`tail`); SIGINT does the same in a real process. */
@@ -91,6 +96,11 @@ export class CommandContext {
   private db: Db | undefined;
 
   constructor(readonly io: CliIo) {}
+
+  /** How hints name this program: `io.invocation`, default `aap-triage`. */
+  get invocation(): string {
+    return this.io.invocation ?? 'aap-triage';
+  }
 
   now(): number {
     return this.io.now();
@@ -192,14 +202,14 @@ export class CommandContext {
   }
 
   /**
-   * A command line for a hint, runnable as printed: `npx aap-triage`, the global options the
+   * A command line for a hint, runnable as printed: how this process was started (`io.invocation`), the global options the
    * operator gave that say where the data is — `--db`, `--key-file`, and `--since` / `--until`
    * unless `window` is false — then `rest` (the command and its options, already shell words).
    * Values are quoted for the shell when needed (a path with spaces).
    */
   commandLine(cmd: Command, rest: string, options: { window?: boolean } = {}): string {
     const g = this.globals(cmd);
-    const parts = ['npx aap-triage'];
+    const parts = [this.invocation];
     const add = (flag: string, value: string | undefined) => {
       if (value !== undefined) parts.push(flag, shellWord(value));
     };

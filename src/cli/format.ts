@@ -12,7 +12,8 @@ function stringWidth(text: string): number {
   return stringWidthFn(text);
 }
 import type { ErrorEvent } from '../protocol/error-event.js';
-import { formatClient, formatUtc, type ClientLabels } from '../triage/index.js';
+import { formatClient, formatUtc, LONGEST_CODE_LENGTH, NO_CREDENTIAL, type ClientLabels } from '../triage/index.js';
+import { KNOWN_SKILLS, RETRY_FLAGS } from '../protocol/index.js';
 
 /** Lays out rows as columns separated by two spaces, widths in display cells. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -68,10 +69,32 @@ export const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x
 /** Fixed column widths for streamed rows (`tail`), where later rows cannot widen earlier ones. */
 const FIXED_WIDTHS = [20, 28, 9, 22, 8, 11, 7, 22];
 
+/**
+ * The widths of a streamed error table (`tail`), fixed before the first row so that no later row
+ * can push its columns (issue 28): the widest value each column can hold — every code of the
+ * tables, every known skill, the widest labelled client of `labels` (loaded once, as the rows
+ * show them), every retry flag at once — never narrower than `FIXED_WIDTHS` or the header.
+ */
+export function streamWidths(labels?: ClientLabels): number[] {
+  const widest = (xs: readonly string[]) => Math.max(0, ...xs.map((x) => stringWidth(x)));
+  const clients = labels ? [...labels.keys()].map((c) => formatClient(c, labels)) : [];
+  const wants = [
+    widest([formatUtc(0)]),
+    LONGEST_CODE_LENGTH,
+    widest(['false', 'true', '?']),
+    widest(KNOWN_SKILLS),
+    widest(['jsonrpc', 'dmc12']),
+    widest([...clients, NO_CREDENTIAL]),
+    3,
+    widest([RETRY_FLAGS.join(',')]),
+  ];
+  return FIXED_WIDTHS.map((w, i) => Math.max(w, wants[i] ?? 0, stringWidth(ERROR_HEADERS[i] ?? '')));
+}
+
 /** One row of a streamed table at fixed widths (over-long cells push the line, never truncate ids). */
-export function fixedRow(cells: readonly string[]): string {
+export function fixedRow(cells: readonly string[], widths: readonly number[] = FIXED_WIDTHS): string {
   return cells
-    .map((c, i) => (i < FIXED_WIDTHS.length ? c + ' '.repeat(Math.max(0, (FIXED_WIDTHS[i] ?? 0) - stringWidth(c))) : c))
+    .map((c, i) => (i < widths.length ? c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - stringWidth(c))) : c))
     .join('  ')
     .trimEnd();
 }

@@ -3,6 +3,7 @@ import { CliError, CommandContext, EXIT, type CliIo } from './context.js';
 import { COMMANDS } from './commands/index.js';
 import { buildProgram, commanderExitCode } from './program.js';
 import { toUsage } from './query-args.js';
+import { invocationOf } from './invocation.js';
 
 export { EXIT, CliError, CommandContext } from './context.js';
 export type { CliIo, CommandModule, GlobalOptions } from './context.js';
@@ -21,6 +22,7 @@ export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<num
     stderr: io.stderr ?? process.stderr,
     env: io.env ?? process.env,
     now: io.now ?? Date.now,
+    invocation: io.invocation ?? invocationOf(argv[1], io.env ?? process.env),
     ...(io.stdin ? { stdin: io.stdin } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
   };

@@ -29,6 +29,11 @@ export interface DemoCommandOptions {
    */
   keepServing?: boolean;
   /**
+   * How the user starts aap-triage, for the printed hints (`invocationOf`, src/cli/invocation.ts).
+   * @default 'aap-triage'
+   */
+  invocation?: string;
+  /**
    * Seed of the simulation's PRNG: the buyers' API keys (so their `client` pseudonyms) and which
    * calls hit the injected faults. The same seed gives the same scenario; timings still vary.
    * Non-negative integer. @default 12
@@ -87,6 +92,7 @@ export async function notADemoDatabase(dbPath: string): Promise<string | null> {
 /** Runs the demo command and resolves to its exit code. */
 export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): Promise<number> {
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
+  const invocation = options.invocation ?? 'aap-triage';
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
   const typed = options.db ?? DEMO_DEFAULTS.dbPath;
   const dbPath = resolveDbPath(typed);
@@ -148,7 +154,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
 
     if (interactive) {
       note(stormLines(analysis).join('\n'));
-      if (options.keepServing) note(servingText(run, label));
+      if (options.keepServing) note(servingText(run, isPostgresUrl(dbPath) ? label : dbPath, invocation));
       const { runTui } = await import('../tui/index.js');
       const { loadPseudonymizer } = await import('../triage/store.js');
       let pseudonymizer = null;
@@ -162,8 +168,8 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
       process.on('SIGINT', onSignal);
       if (code !== EXIT.OK) return code;
     } else {
-      io.stdout.write(renderDemoReport({ dbLabel: label, durationMs: run.endedAt - run.startedAt, aapBaseUrl: run.aapBaseUrl, dmc12RpcUrl: run.dmc12RpcUrl, buyers: run.buyers }, analysis));
-      if (options.keepServing) io.stdout.write(`${servingText(run, label)}\n`);
+      io.stdout.write(renderDemoReport({ dbLabel: label, durationMs: run.endedAt - run.startedAt, aapBaseUrl: run.aapBaseUrl, dmc12RpcUrl: run.dmc12RpcUrl, buyers: run.buyers, invocation, hintDb: isPostgresUrl(dbPath) ? label : dbPath }, analysis));
+      if (options.keepServing) io.stdout.write(`${servingText(run, isPostgresUrl(dbPath) ? label : dbPath, invocation)}\n`);
     }
     if (options.keepServing && !abort.signal.aborted) {
       note('Dealer agents keep serving; press Ctrl+C to stop them.');
@@ -192,11 +198,12 @@ function relativeLabel(typed: string, abs: string): string {
 function stormLines(a: DemoAnalysis): string[] {
   const lines = [`${a.errors} errors recorded; ${a.storms.length} retry storms found:`];
   for (const { episode: e, buyer } of a.storms) lines.push(`  ${e.id}  ${clientLabel(e.client, buyer)}  ${e.codes.map((c) => c.code).join(', ')}`);
+  if (a.dealerEpisodes.length > 0) lines.push(`${a.dealerEpisodes.length} dealer-side episode${a.dealerEpisodes.length === 1 ? '' : 's'} (retries of retryable dealer faults, as the policy allows).`);
   lines.push(a.healthyFlagged.length === 0 ? 'Healthy buyers flagged: none. Opening the terminal UI on the Storms view (q quits)…' : `Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
   return lines;
 }
 
-function servingText(run: DemoTraffic, dbLabel: string): string {
+function servingText(run: DemoTraffic, dbLabel: string, invocation: string): string {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -215,6 +222,6 @@ function servingText(run: DemoTraffic, dbLabel: string): string {
     `    -H 'A2A-Extensions: ${AAP_EXTENSION_URI}' -d '${body}'`,
     `  curl -s ${run.dmc12RpcUrl} -H 'content-type: application/json' -H 'authorization: Bearer ${key}' \\`,
     `    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_vehicle","arguments":{"vin":"1HGCY2F52RA999999"}}}'`,
-    `  aap-triage tail --db ${shellQuote(dbLabel)}      (watch the errors your calls cause)`,
+    `  ${invocation} tail --db ${shellQuote(dbLabel)}      (watch the errors your calls cause)`,
   ].join('\n');
 }

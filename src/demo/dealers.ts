@@ -16,6 +16,7 @@ import { createDmc12Listener } from './dmc12/server.js';
 import { closeServer, listenLoopback } from './http-util.js';
 import { demoInventory } from './inventory.js';
 import { createRng } from './rng.js';
+import { condenseSdkErrors } from './sdk-log.js';
 
 /** Options of {@link startDealers}. */
 export interface DealersOptions {
@@ -62,6 +63,8 @@ export async function startDealers(options: DealersOptions): Promise<RunningDeal
   const staleVin = inventory.find((v) => v.status === 'available' && v.vin !== HELD_VIN)?.vin ?? HELD_VIN;
   const stale = dmcDealer.seedStale(sofia?.apiKey ?? 'nobody', staleVin, 45 * 60_000);
 
+  // The SDK's own error lines come out as one line each, without stack traces.
+  const restoreConsole = condenseSdkErrors();
   const aap = createAapApp(aapDealer, options.aapMiddleware);
   const aapServer: Server = createServer(aap.app);
   const aapBaseUrl = await listenLoopback(aapServer);
@@ -77,6 +80,7 @@ export async function startDealers(options: DealersOptions): Promise<RunningDeal
     scenario: { stale, revokedToken: `demo-sk-steady-sofia-revoked-${options.seed}` },
     async close() {
       await Promise.all([closeServer(aapServer), closeServer(dmcServer)]);
+      restoreConsole();
     },
   };
 }

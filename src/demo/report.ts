@@ -24,8 +24,11 @@ export interface DemoAnalysis {
   codes: Array<{ protocol: string; code: string; count: number }>;
   /** Error rows in the window. */
   errors: number;
+  /** Client storms (`cause: 'client'`): what a buyer did wrong. */
   storms: DemoStorm[];
-  /** Healthy buyers that were (wrongly) flagged; empty when the detector is right. */
+  /** Dealer-side episodes (`cause: 'dealer'`): buyers retrying retryable dealer faults as the policy allows. */
+  dealerEpisodes: DemoStorm[];
+  /** Healthy buyers blamed for a client storm (wrongly); empty when the detector is right. */
   healthyFlagged: Persona[];
   /** The worst storm (most retries) and its incident draft. */
   worst: { storm: DemoStorm; draft: IncidentDraft } | undefined;
@@ -38,7 +41,9 @@ export async function analyseDemo(dbPath: string, roster: readonly Persona[], wi
   try {
     const stats = await computeStats(db, null, window);
     const codes = stats.byCode.map((c) => ({ protocol: c.protocol, code: c.key, count: c.count }));
-    const storms = (await findStorms(db, window)).map((episode) => ({ episode, buyer: names.get(episode.client) }));
+    const episodes = (await findStorms(db, window)).map((episode) => ({ episode, buyer: names.get(episode.client) }));
+    const storms = episodes.filter((s) => s.episode.cause === 'client');
+    const dealerEpisodes = episodes.filter((s) => s.episode.cause === 'dealer');
     const healthyFlagged = [...new Map(storms.filter((s) => s.buyer?.kind === 'healthy').map((s) => [s.buyer?.name, s.buyer as Persona])).values()];
     const worstStorm = [...storms].sort((a, b) => b.episode.retries - a.episode.retries)[0];
     const draft = worstStorm ? await draftIncident(db, { kind: 'storm', id: worstStorm.episode.id }, { extensionUri: AAP_EXTENSION_URI }) : undefined;
@@ -46,6 +51,7 @@ export async function analyseDemo(dbPath: string, roster: readonly Persona[], wi
       codes,
       errors: stats.errors,
       storms,
+      dealerEpisodes,
       healthyFlagged,
       worst: worstStorm && draft ? { storm: worstStorm, draft } : undefined,
     };
@@ -62,6 +68,10 @@ export interface ReportRun {
   aapBaseUrl: string;
   dmc12RpcUrl: string;
   buyers: BuyerReport[];
+  /** How the user starts aap-triage (`aap-triage` or `node '/path/bin/aap-triage.js'`), for the hints. @default 'aap-triage' */
+  invocation?: string;
+  /** The store as the hints name it: an absolute path (or the URL), so they run from any folder. @default dbLabel */
+  hintDb?: string;
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
@@ -91,28 +101,47 @@ export function renderDemoReport(run: ReportRun, a: DemoAnalysis): string {
       .join(', ');
     out.push(`  ${e.id}  ${clientLabel(e.client, buyer)}`);
     out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)})`);
-    out.push(`    flagged errors: ${flags || 'none'}`);
+    out.push(`    flagged errors: ${flags || 'none'}${e.overAttemptCap > 0 ? `; ${e.overAttemptCap} attempts over the cap` : ''}`);
   }
   out.push(a.healthyFlagged.length === 0 ? '  Healthy buyers flagged: none' : `  Healthy buyers flagged: ${a.healthyFlagged.map((p) => p.name).join(', ')}`);
+  if (a.dealerEpisodes.length > 0) {
+    out.push('', `Dealer-side episodes (buyers retried retryable dealer faults as the policy allows; for the dealer's on-call): ${a.dealerEpisodes.length}`);
+    for (const { episode: e, buyer } of a.dealerEpisodes) {
+      out.push(`  ${e.id}  ${clientLabel(e.client, buyer)}`);
+      out.push(`    ${e.skills.join(', ')}: ${e.codes.map((c) => `${c.code} x${c.count}`).join(', ')}; ${e.retries} retries of ${e.requests} calls (${pct(e.retryRatio)})`);
+    }
+  }
   if (a.worst) {
     const { storm, draft } = a.worst;
     out.push('', `Incident draft for the worst storm, ${storm.episode.id}${storm.buyer ? ` (buyer: ${storm.buyer.name})` : ''}:`, '');
     out.push(...draft.text.trimEnd().split('\n').map((l) => `  ${l}`));
   }
-  const db = shellQuote(run.dbLabel);
-  const stormId = a.worst?.storm.episode.id ?? a.storms[0]?.episode.id ?? '<storm id>';
+  const db = shellQuote(run.hintDb ?? run.dbLabel);
+  // A hint is runnable as printed: without a storm there is no draft command to offer.
+  const stormId = a.worst?.storm.episode.id ?? a.storms[0]?.episode.id ?? null;
   out.push(
     '',
     'Explore further',
-    `  npx aap-triage storms --db ${db} --since 1h`,
-    `  npx aap-triage search --db ${db} --since 1h code:RATE_LIMITED`,
-    `  npx aap-triage search --db ${db} --since 1h flag:retried_non_retryable`,
-    `  npx aap-triage draft --db ${db} --since 1h --storm ${stormId} --format md`,
-    `  npx aap-triage stats --db ${db} --since 1h`,
-    `  npx aap-triage tui --db ${db} --since 1h        (in a terminal)`,
+    ...exploreCommands(run.invocation ?? 'aap-triage', db, stormId).map((c) => `  ${c}`),
+    `  ${run.invocation ?? 'aap-triage'} tui --db ${db} --since 1h        (in a terminal)`,
     '',
   );
   return out.join('\n');
+}
+
+/**
+ * The "Explore further" commands (the TUI's aside), each runnable as printed from any folder:
+ * `invocation` is how the user starts aap-triage, `db` the shell-quoted store; the draft line
+ * only when there is a storm to draft (`stormId`).
+ */
+export function exploreCommands(invocation: string, db: string, stormId: string | null): string[] {
+  return [
+    `${invocation} storms --db ${db} --since 1h`,
+    `${invocation} search --db ${db} --since 1h code:RATE_LIMITED`,
+    `${invocation} search --db ${db} --since 1h flag:retried_non_retryable`,
+    ...(stormId ? [`${invocation} draft --db ${db} --since 1h --storm ${stormId} --format md`] : []),
+    `${invocation} stats --db ${db} --since 1h`,
+  ];
 }
 
 /**

@@ -3,7 +3,7 @@
  * they may change freely (contrib GUIDELINES.md).
  */
 import type { Span } from '@opentelemetry/api';
-import type { ErrorEvent, ErrorProtocol, RetryFlag } from '../protocol/error-event.js';
+import type { ErrorEvent, ErrorProtocol, EventOrigin, RetryFlag } from '../protocol/error-event.js';
 
 /**
  * The one record of one JSON-RPC call, made by `record()` (exchange/record.ts) once its exchange
@@ -18,6 +18,8 @@ export interface CallRecord {
   skill: string | null;
   /** Keyed pseudonym of the caller's credential, or null (the traffic counters' client). */
   client: string | null;
+  /** `probe` for a call of `aap-triage probe`, else null (then not counted as buyer traffic). */
+  origin: EventOrigin | null;
   attempt: number;
   flags: RetryFlag[];
   /** When the exchange started, epoch ms (the traffic minute). */

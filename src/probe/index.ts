@@ -6,7 +6,7 @@
 export { runProbe, resolveProbeOptions, summarize, summarizeAnswer } from './run.js';
 export { batteryFor, ALL_CASES } from './battery.js';
 export { discoverTarget, placeholderTarget, readCard, cardUrls, ProbeUnreachableError, ProbeTargetError, AGENT_CARD_PATH, type CardFacts } from './target.js';
-export { ProbeSender, RequestCapReached, INVALID_TOKEN, type SenderOptions } from './sender.js';
+export { ProbeSender, RequestCapReached, INVALID_TOKEN, PROBE_USER_AGENT, type SenderOptions } from './sender.js';
 export { renderText, renderJunit, renderBattery, reportJson, xmlEscape } from './report.js';
 export { noConsentLead, PLANTED_SCHEMA_ERRORS, UNKNOWN_SKILL, UNKNOWN_METHOD } from './cases/aap.js';
 export { MALFORMED_VIN } from './cases/dmc12.js';

@@ -5,12 +5,19 @@
  * battery judges the errors exactly as a buyer agent on aap-triage/client would see them.
  */
 import { createAapFetch, dealerErrorsOf } from '../client/index.js';
-import { checkConformance } from '../protocol/index.js';
+import { checkConformance, PROBE_PRODUCT } from '../protocol/index.js';
+import { VERSION } from '../instrument/version.js';
 import { errorIdsOf } from './inspect.js';
 import { PROBE_DEFAULTS, type ProbeAnswer, type ProbeFamily, type ProbeRequest } from './types.js';
 
 /** The wrong bearer token `auth: 'invalid'` requests carry (never a real credential). */
 export const INVALID_TOKEN = 'aap-triage-probe-invalid-token';
+
+/**
+ * The User-Agent of every probe request, `aap-triage-probe/<version>`: an instrumented dealer
+ * records the probe's calls with `origin: 'probe'` and its views leave them out (docs/probe.md).
+ */
+export const PROBE_USER_AGENT = `${PROBE_PRODUCT}/${VERSION}`;
 
 /** Thrown when a request would exceed the run's total cap (`maxRequests`). */
 export class RequestCapReached extends Error {
@@ -75,7 +82,9 @@ export class ProbeSender {
    */
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {
     await this.slot();
-    return this.base(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs) });
+    const headers = new Headers(init.headers);
+    headers.set('user-agent', PROBE_USER_AGENT);
+    return this.base(url, { ...init, headers, signal: AbortSignal.timeout(this.options.timeoutMs) });
   }
 
   /**
@@ -97,6 +106,7 @@ export class ProbeSender {
   private async once(rpcUrl: string, request: ProbeRequest, family: ProbeFamily): Promise<ProbeAnswer> {
     const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json' });
     for (const [k, v] of Object.entries(request.headers)) headers.set(k, v);
+    headers.set('user-agent', PROBE_USER_AGENT);
     const auth = request.auth ?? 'token';
     if (auth === 'token' && this.options.token) headers.set('authorization', `Bearer ${this.options.token}`);
     if (auth === 'invalid') headers.set('authorization', `Bearer ${INVALID_TOKEN}`);

@@ -7,8 +7,8 @@ import { AAP_CODES, isAapCode } from './codes/aap-codes.js';
 import { isObject, own, ownObject, ownString, urisIn } from './extract.js';
 import { AAP_SPEC as AAP, type CallView, type ConformanceRule, extensionInfoOf, extensionUriOf } from './conformance-view.js';
 
-const ACTIVATION = `${AAP} "The activation error MUST carry recovery instructions"`;
-const A2A_LEVEL = `${AAP} "A2A protocol-level errors" (A2A §9.5)`;
+const ACTIVATION = `${AAP}, "The activation error MUST carry recovery instructions"`;
+const A2A_LEVEL = `${AAP}, "A2A protocol-level errors" (A2A §9.5)`;
 
 /**
  * True when the call is an A2A protocol error (-32001 … -32009), not an AAP skill error that

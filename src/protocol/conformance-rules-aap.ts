@@ -6,8 +6,8 @@ import { data20SchemaProblems, releasedSchemaProblems } from './conformance-sche
 import { AAP_SPEC as AAP, type CallView, type ConformanceRule, errorInfos, isCurrentAapCode } from './conformance-view.js';
 
 const VALIDATION_CODES = new Set(Object.values(AAP_CODES).filter((c) => c.validation).map((c) => c.code));
-const MUSTS = `${AAP} "What dealer agents MUST and MUST NOT do"`;
-const SHAPE = `${AAP} "Error payload shape"`;
+const MUSTS = `${AAP}, "What dealer agents MUST and MUST NOT do"`;
+const SHAPE = `${AAP}, "Error payload shape"`;
 
 /** The human-readable texts of a call a stack trace must not reach. */
 function messageTexts(v: CallView): unknown[] {
@@ -26,7 +26,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.no-draft-identifiers',
     level: 'MUST NOT',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'Draft extension identifiers below are illustrative and MUST NOT be deployed',
     check: (v) => {
       if (!v.error) return null;
@@ -42,7 +42,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-leads',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote:
       'The array MUST lead with a google.rpc.ErrorInfo carrying reason = the AAP code, domain = autoagentprotocol.org, and string-valued metadata for code, error_id, retryable and created_at.',
     check: (v) => {
@@ -60,7 +60,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-reason-known',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'reason = the AAP code, domain = autoagentprotocol.org',
     check: (v) => {
       const bad = errorInfos(v).find((i) => own(i, 'domain') === AAP_ERROR_DOMAIN && !isCurrentAapCode(own(i, 'reason')));
@@ -70,7 +70,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-domain',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'reason = the AAP code, domain = autoagentprotocol.org',
     check: (v) => {
       const bad = errorInfos(v).find((i) => isAapCode(own(i, 'reason')) && own(i, 'domain') !== AAP_ERROR_DOMAIN);
@@ -80,7 +80,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-metadata-strings',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'ErrorInfo.metadata is a map<string,string>, so every value is a JSON string ("false", not false).',
     check: (v) => {
       for (const info of errorInfos(v)) {
@@ -97,7 +97,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-retryable-literal',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'every value is a JSON string ("false", not false).',
     check: (v) => {
       const meta = ownObject(v.aapInfo, 'metadata');
@@ -109,7 +109,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-metadata-code',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'Duplicate the AAP code into metadata.code: an SDK may expose only the metadata and discard reason.',
     check: (v) => {
       if (!v.aapInfo) return null;
@@ -120,7 +120,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.errorinfo-metadata-matches',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'string-valued metadata for code, error_id, retryable and created_at.',
     check: (v) => {
       if (!v.aapInfo || !v.payload) return null;
@@ -172,7 +172,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.form-matches-endpoint',
     level: 'MUST',
-    source: `${AAP} "Errors"`,
+    source: AAP,
     quote: 'Existing v1.3 endpoints retain their released error shape and activation behavior; see migration guidance.',
     check: (v) =>
       v.endpointForm !== undefined && v.aapForm !== null && v.aapForm !== v.endpointForm
@@ -197,7 +197,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.jsonrpc-code',
     level: 'MUST',
-    source: `${AAP} "Error code reference"`,
+    source: `${AAP}, "Error code reference"`,
     quote: 'The 12 codes, their meaning, recommended JSON-RPC code, and retryable default.',
     check: (v) => {
       // Without the typed payload, the ErrorInfo reason names the code.
@@ -248,7 +248,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.validation-details',
     level: 'MUST',
-    source: `${AAP} "Per-code semantics: SCHEMA_VALIDATION_FAILED"`,
+    source: `${AAP}, "Per-code semantics: SCHEMA_VALIDATION_FAILED"`,
     quote:
       'details.errors[] MUST list all failing fields at once — each with its instanceLocation, keyword, and error — so the buyer agent can correct the entire payload in a single retry.',
     check: (v) => {
@@ -265,7 +265,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.rate-limited-retry-after',
     level: 'SHOULD',
-    source: `${AAP} "Per-code semantics: RATE_LIMITED"`,
+    source: `${AAP}, "Per-code semantics: RATE_LIMITED"`,
     quote: 'Dealer agents SHOULD include details.retry_after_ms (or details.retry_after_seconds) so the buyer agent can back off appropriately.',
     check: (v) =>
       own(v.payload, 'code') === 'RATE_LIMITED' && retryAfterMs(own(v.payload, 'details')) === null

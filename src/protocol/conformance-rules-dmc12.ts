@@ -4,8 +4,8 @@ import { ERROR_ID_PATTERN } from './error-id.js';
 import { own, ownObject } from './extract.js';
 import { type ConformanceRule, DMC_SPEC as DMC } from './conformance-view.js';
 
-const TAXONOMY = `${DMC} "Error taxonomy"`;
-const ENVELOPE = `${DMC} "The envelope"`;
+const TAXONOMY = `${DMC}, "Error taxonomy"`;
+const ENVELOPE = `${DMC}, "The envelope"`;
 const TRACE_ID = /^trc_[\x21-\x7e]{1,124}$/;
 
 /** DMC-12 rules, in report order. */
@@ -63,7 +63,7 @@ export const DMC12_RULES: readonly ConformanceRule[] = [
   {
     id: 'dmc12.retryable-boolean',
     level: 'MUST',
-    source: `${DMC} "Retry strategy"; reference/dmc12-error.schema.json (retryable: boolean)`,
+    source: `${DMC}, "Retry strategy"; reference/dmc12-error.schema.json (retryable: boolean)`,
     quote: 'Retry only when retryable === true',
     check: (v) =>
       v.dmc12 && Object.hasOwn(v.dmc12, 'retryable') && typeof own(v.dmc12, 'retryable') !== 'boolean'
@@ -73,7 +73,7 @@ export const DMC12_RULES: readonly ConformanceRule[] = [
   {
     id: 'dmc12.retryable-fixed',
     level: 'MUST',
-    source: `${DMC} "The full code set (21)"`,
+    source: `${DMC}, "The full code set (21)"`,
     quote: 'retryable is true only for the three transient classes.',
     check: (v) => {
       // A non-boolean retryable is dmc12.retryable-boolean's finding: one broken habit, one rule.

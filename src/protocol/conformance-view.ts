@@ -61,8 +61,8 @@ export interface ConformanceRule {
   checkBody?: (body: unknown) => string | null;
 }
 
-export const AAP_SPEC = 'spec/aap-errors.txt';
-export const DMC_SPEC = 'spec/dmc12-errors.txt';
+export const AAP_SPEC = 'AAP "Errors" page';
+export const DMC_SPEC = 'DMC-12 "Error taxonomy" page';
 
 /** The 12 current AAP codes (legacy v0.1 AUTH_REQUIRED excluded). */
 export const isCurrentAapCode = (code: unknown): boolean => isAapCode(code) && !AAP_CODES[code].legacy;

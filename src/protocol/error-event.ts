@@ -68,11 +68,26 @@ export interface ErrorEvent {
    */
   subject_alt?: string | null;
   /**
+   * Who sent the call when it was not a buyer: `probe` for `aap-triage probe` (it names itself
+   * `aap-triage-probe/<version>` in User-Agent; src/instrument/exchange/origin.ts). Absent or null for
+   * ordinary traffic. Views leave probe rows out unless asked (docs/probe.md).
+   */
+  origin?: EventOrigin | null;
+  /**
    * Issue group key (src/audit/issue-key.ts). Computed by the audit store from the other fields
    * when the row is written (whatever the event carried); present on rows read back.
    */
   issue_key?: string | null;
 }
+
+/** Where a call came from when it was not a buyer's: `probe` = `aap-triage probe` (docs/probe.md). */
+export type EventOrigin = 'probe';
+
+/**
+ * The product token `aap-triage probe` sends as its User-Agent, `aap-triage-probe/<version>`
+ * (RFC 9110 §10.1.5), by which the instrumentation knows a probe call.
+ */
+export const PROBE_PRODUCT = 'aap-triage-probe';
 
 /** Protocol family (DESIGN §1). */
 export type ErrorProtocol = 'aap' | 'a2a' | 'dmc12' | 'jsonrpc';

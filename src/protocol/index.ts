@@ -3,8 +3,8 @@
  * envelope builders and parsers for each wire form, the conformance checker, and the names and
  * retry numbers both the server side and the client share. No I/O.
  */
-export type { ErrorEvent, ErrorProtocol, RetryFlag, TrafficSample, Violation } from './error-event.js';
-export { RETRY_FLAGS } from './error-event.js';
+export type { ErrorEvent, ErrorProtocol, EventOrigin, RetryFlag, TrafficSample, Violation } from './error-event.js';
+export { PROBE_PRODUCT, RETRY_FLAGS } from './error-event.js';
 export type { A2AErrorInfo, AapCodeInfo, CallOutcome, CodeInfo, Dmc12CodeInfo, ParsedError, WireForm } from './types.js';
 export * from './codes/index.js';
 export { ERROR_ID_PATTERN, mintErrorId } from './error-id.js';

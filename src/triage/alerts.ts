@@ -74,15 +74,6 @@ export interface AlertContext {
 }
 
 /**
- * The one place a storm's cause is read. Storm detection (src/triage/storm-detect.ts) tells
- * client storms from dealer-side episodes with `cause`; an episode without it (older detection)
- * is a client storm.
- */
-export function stormCause(storm: object): 'client' | 'dealer' {
-  return (storm as { cause?: unknown }).cause === 'dealer' ? 'dealer' : 'client';
-}
-
-/**
  * The one place the "is muted" check goes: an issue the operator muted is never alerted
  * (DESIGN §7a). Issues carry no mute state yet; when they do, read it here.
  */
@@ -113,11 +104,11 @@ function clientLabel(client: string, labels: ClientLabels): string {
 
 /**
  * One storm episode as one alert: `AapTriageClientRetryStorm`, or `AapTriageDealerFaultEpisode`
- * when {@link stormCause} says dealer. Labels: alertname, severity, service, storm_id, client.
+ * when the episode's `cause` is `dealer` (storm-detect.ts `stormCause`). Labels: alertname, severity, service, storm_id, client.
  * Pure.
  */
 export function stormAlert(storm: StormEpisode, services: readonly string[], ctx: AlertContext): AlertmanagerAlert {
-  const cause = stormCause(storm);
+  const cause = storm.cause;
   const kind = cause === 'dealer' ? AUDIT_ALERTS.dealerEpisode : AUDIT_ALERTS.clientStorm;
   const client = clientLabel(storm.client, ctx.labels);
   const codes = storm.codes.slice(0, 3).map((c) => c.code).join(', ') || 'no error code';

@@ -120,3 +120,40 @@ export async function resolveClient(db: Db, value: string, pseudonymizer: QueryP
   const client = pseudonymizer?.client(value) ?? null;
   return client ? { kind: 'credential', client } : { kind: 'unknown' };
 }
+
+/**
+ * Whether the store knows `client`: an error row, a label, or traffic in the last 30 days (the
+ * places `resolveClient` looks). `clients label` refuses an unknown one (a typo labels nobody).
+ * Read-only.
+ */
+export async function isKnownClient(db: Db, client: string, now: number = Date.now()): Promise<boolean> {
+  return (await pseudonymsStartingWith(db, client, now, 1)).includes(client);
+}
+
+/** Levenshtein distance between two short strings (pseudonym prefixes: at most 22 characters). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/**
+ * The known client pseudonyms (error rows, labels, the last 30 days of traffic) whose start is
+ * closest to `value` (edit distance over the first `value.length` characters, at least the
+ * displayed 8), as they are displayed (`shortClient`), closest first, at most `limit`. Read-only.
+ */
+export async function closestClients(db: Db, value: string, limit = 3, now: number = Date.now()): Promise<string[]> {
+  const rows = [
+    ...(await db.all<{ c: string }>("SELECT DISTINCT client AS c FROM error_events WHERE client IS NOT NULL AND client <> '' LIMIT 10000")),
+    ...(await db.all<{ c: string }>('SELECT client AS c FROM client_labels')),
+    ...(await db.all<{ c: string }>("SELECT DISTINCT client AS c FROM traffic WHERE minute >= ? AND client <> '' LIMIT 10000", [now - 30 * 86_400_000])),
+  ];
+  const n = Math.max(CLIENT_DISPLAY_LENGTH, Math.min(value.length, 22));
+  const scored = [...new Set(rows.map((r) => r.c))].map((c) => ({ c, d: editDistance(value.slice(0, n), c.slice(0, n)) }));
+  scored.sort((x, y) => x.d - y.d || (x.c < y.c ? -1 : 1));
+  return scored.slice(0, limit).map((s) => shortClient(s.c));
+}

@@ -28,3 +28,16 @@ export const LONGEST_CODE_LENGTH: number = Math.max(
   TASK_FAILED_INFO.code.length,
   TASK_REJECTED_INFO.code.length,
 );
+
+/**
+ * Whether a stored error is a retryable dealer fault, one a client may retry under the backoff
+ * policy (DESIGN §6: INTERNAL_ERROR, UPSTREAM_UNAVAILABLE, -32603, RATE_LIMITED): `retryable` as
+ * the wire said it; when the envelope lost it (null), the code table's default; an HTTP 5xx
+ * answer without a JSON-RPC reply (`HTTP_5xx`) counts as a fault.
+ */
+export function retryableFault(protocol: string, code: string, retryable: boolean | number | null): boolean {
+  if (retryable === true || retryable === 1) return true;
+  if (retryable === false || retryable === 0) return false;
+  if (/^HTTP_5\d\d$/.test(code)) return true;
+  return codeInfoFor(protocol, code)?.retryable === true;
+}

@@ -24,7 +24,15 @@ export interface CompileContext {
   window: TimeWindow;
   /** The current key's pseudonymiser, or null when no key is available. */
   pseudonymizer: QueryPseudonymizer | null;
+  /**
+   * Include the calls of `aap-triage probe` (`--include-probe`). Default false: without an
+   * `origin:` term the condition keeps buyer calls only (`origin IS NULL`; docs/probe.md).
+   */
+  includeProbe?: boolean;
 }
+
+/** The condition that keeps buyer calls only: rows without an origin (no `aap-triage probe` calls). */
+export const BUYER_CALLS_SQL = 'origin IS NULL';
 
 /** A compiled query: `where` uses `?` placeholders bound, in order, to `params`. */
 export interface CompiledQuery {
@@ -191,6 +199,13 @@ function termSql(term: QueryTerm, ctx: CompileContext): { sql: string; params: (
       const values = pseudonymValues(term, term.field, ctx);
       return { sql: `${PSEUDO_COLUMN[term.field]} IN (${placeholders(values.length)})`, params: values, nullable: PSEUDO_COLUMN[term.field] };
     }
+    case 'origin': {
+      const parts: string[] = [];
+      if (term.values.includes('any')) parts.push('1 = 1');
+      if (term.values.includes('probe')) parts.push("origin = 'probe'");
+      if (term.values.includes('buyer')) parts.push(BUYER_CALLS_SQL);
+      return { sql: `(${parts.join(' OR ')})`, params: [], nullable: null };
+    }
     case 'issue': {
       const full = term.values.filter((v) => v.length === ISSUE_KEY_LENGTH);
       const prefix = prefixSql('issue_key', term.values.filter((v) => v.length < ISSUE_KEY_LENGTH));
@@ -221,5 +236,6 @@ export function compileQuery(query: Query, ctx: CompileContext): CompiledQuery {
     else where.push(t.nullable ? `(${t.nullable} IS NULL OR NOT ${t.sql})` : `NOT ${t.sql}`);
     params.push(...t.params);
   }
+  if (!ctx.includeProbe && !query.terms.some((t) => t.field === 'origin')) where.push(BUYER_CALLS_SQL);
   return { where: where.join(' AND '), params, window };
 }

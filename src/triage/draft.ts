@@ -1,10 +1,10 @@
 import { renderDocumentText, type IncidentDocument } from '../incident/index.js';
-import { compileQuery } from './compile.js';
+import { BUYER_CALLS_SQL, compileQuery } from './compile.js';
 import { codeInfoFor } from './codes.js';
 import type { Query } from './query.js';
 import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
-import { STORM_DEFAULTS, type StormThresholds } from './storm-detect.js';
+import { STORM_DEFAULTS, type StormCause, type StormThresholds } from './storm-detect.js';
 import { findStormById, stormWhere, type StormEpisode } from './storms.js';
 import { retriedAnswers, summarizeErrors, type CodeBreakdown, type ErrorSummary } from './summary.js';
 import { loadClientLabels, NO_CREDENTIAL, shortClient as shortClientId, type ClientLabel, type ClientLabels } from './clients.js';
@@ -77,6 +77,12 @@ export interface IncidentFacts {
   retryRatio: number | null;
   /** Storm detection reasons (storm drafts only). */
   reasons: string[];
+  /**
+   * Whom a storm draft is for (storm drafts only, else null): `client` — the partner, asked to
+   * change what its client did; `dealer` — a dealer-side episode, for the dealer's own on-call:
+   * the client retried retryable faults as the policy allows, so nothing is asked of the partner.
+   */
+  cause: StormCause | null;
   summary: ErrorSummary;
   timeline: { at: number; text: string }[];
   guidance: CodeGuidance[];
@@ -88,7 +94,8 @@ export interface IncidentFacts {
   clientLabels: ClientLabel[];
   /**
    * Where the draft goes: the label contact of the storm's client (or of the one client of a
-   * query or id list); null when that client has no contact.
+   * query or id list); null when that client has no contact, and for a dealer-side episode
+   * (it goes to the dealer's own on-call, not to the partner).
    */
   recipient: string | null;
   /** The trace link template used for the evidence, or null. */
@@ -134,19 +141,52 @@ function did(b: CodeBreakdown): string {
   return `${parts.join('; ')}.`;
 }
 
-function should(b: CodeBreakdown, action: string | null, cap: number): string {
-  const retryRule =
-    b.retryable === false
-      ? action && /retry/i.test(action)
-        ? ''
-        : 'Do not retry the same request as it is: it will fail identically.'
-      : b.retryable === true
-        ? `Retry only with exponential backoff and jitter (~1 s → 2 s → 4 s, capped), honour retry_after_ms, at most ${cap} attempts; then report the error_id and trace_id.`
-        : 'The envelope did not say whether it is retryable; treat it as not retryable.';
+/** Which parts of the retry rule a requested action of the draft already asks for, for one code. */
+interface AskedRule {
+  /** "Wait at least retry_after_ms" */
+  hint: boolean;
+  /** "Back off exponentially with jitter … stop after N attempts" */
+  backoff: boolean;
+}
+
+/**
+ * The spec's client action for a code plus the retry rule, each piece of advice once (issue 28):
+ * what the action already says (backing off, `retry_after_ms`, reporting the ids) is not
+ * repeated, nor what a requested action of the draft asks for this code (`asked`).
+ */
+function should(b: CodeBreakdown, action: string | null, cap: number, asked: AskedRule): string {
+  let retryRule: string;
+  if (b.retryable === false) retryRule = action && /retry/i.test(action) ? '' : 'Do not retry the same request as it is: it will fail identically.';
+  else if (b.retryable === true) {
+    const said = action ?? '';
+    const backoffSaid = /back ?off/i.test(said);
+    const parts: string[] = [];
+    if (!asked.backoff) parts.push(backoffSaid ? `schedule ~1 s → 2 s → 4 s with jitter (capped), at most ${cap} attempts` : `retry only with exponential backoff and jitter (~1 s → 2 s → 4 s, capped), at most ${cap} attempts`);
+    if (!asked.hint && !/retry_after/i.test(said)) parts.push('honour retry_after_ms');
+    if (!/error_id/i.test(said)) parts.push('then report the error_id and trace_id');
+    const text = parts.join('; ');
+    retryRule = text ? `${text[0]?.toUpperCase()}${text.slice(1)}.` : '';
+    if (asked.hint || asked.backoff) retryRule = `${retryRule} (How to retry: the requested action below.)`.trim();
+  } else retryRule = 'The envelope did not say whether it is retryable; treat it as not retryable.';
   return [action, retryRule].filter(Boolean).join(' ');
 }
 
-function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
+/** Per code, the parts of the retry rule the requested actions already ask for. */
+function retryRuleAsked(actions: readonly RequestedAction[]): Map<string, AskedRule> {
+  const out = new Map<string, AskedRule>();
+  for (const a of actions) {
+    const hint = a.text.startsWith('Wait at least retry_after_ms');
+    const backoff = a.text.startsWith('Back off exponentially');
+    if (!hint && !backoff) continue;
+    for (const c of a.codes) {
+      const cur = out.get(c) ?? { hint: false, backoff: false };
+      out.set(c, { hint: cur.hint || hint, backoff: cur.backoff || backoff });
+    }
+  }
+  return out;
+}
+
+function guidanceFor(summary: ErrorSummary, cap: number, asked: ReadonlyMap<string, AskedRule> = new Map()): CodeGuidance[] {
   return summary.codes.map((b) => {
     const info = codeInfoFor(b.protocol, b.code);
     return {
@@ -156,7 +196,7 @@ function guidanceFor(summary: ErrorSummary, cap: number): CodeGuidance[] {
       count: b.count,
       meaning: info?.meaning ?? null,
       did: did(b),
-      should: should(b, info?.clientAction ?? null, cap),
+      should: should(b, info?.clientAction ?? null, cap, asked.get(b.code) ?? { hint: false, backoff: false }),
       specSection: info?.specSection ?? null,
     };
   });
@@ -205,6 +245,25 @@ function requestedActions(traced: Readonly<Record<RetryFlag, readonly string[]>>
   return out;
 }
 
+/**
+ * The requested actions of a dealer-side episode (DESIGN §6): for the dealer's own on-call, about
+ * the faults the client retried; nothing is asked of the partner.
+ */
+function dealerActions(summary: ErrorSummary): RequestedAction[] {
+  const out: RequestedAction[] = [];
+  const faults = summary.codes.filter((b) => b.retryable !== false && b.code !== 'RATE_LIMITED').map((b) => b.code);
+  const services = summary.services.join(', ') || 'this dealer agent';
+  if (faults.length) {
+    out.push({ codes: distinct(faults), text: `Find and fix the cause of the retryable faults (${codeList(faults)}) on ${services}: the client's retries followed the backoff policy and last as long as the faults do.` });
+  }
+  const limited = summary.codes.filter((b) => b.code === 'RATE_LIMITED').map((b) => b.code);
+  if (limited.length) {
+    out.push({ codes: limited, text: `Check the rate limit behind RATE_LIMITED on ${services}: the client waited as retry_after_ms asked, so the limit, not the client, set the pace.` });
+  }
+  out.push({ codes: [], text: "No change is asked of the partner: its client retried as the spec allows. Trace the faults with the error_id and trace_id pairs above in the dealer's own logs." });
+  return out;
+}
+
 async function trafficFor(db: Db, window: TimeWindow, clients: string[], skills: string[]): Promise<{ requests: number; retries: number } | null> {
   if (clients.length === 0) return null;
   const params: (string | number)[] = [window.since - (window.since % 60_000), window.until, ...clients];
@@ -245,6 +304,8 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     params = ids;
     window = { since: 0, until: 0 };
   }
+  // A draft goes to people outside: it never cites a call of `aap-triage probe` (docs/probe.md).
+  where = `(${where}) AND ${BUYER_CALLS_SQL}`;
   const summary = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
   if (summary.errors === 0 || summary.first === null || summary.last === null) return undefined;
   if (source.kind !== 'storm') window = { since: summary.first, until: summary.last + 1 };
@@ -266,7 +327,8 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
   const traced = Object.fromEntries(
     await Promise.all(RETRY_FLAGS.map(async (f) => [f, summary.flags[f] ? (await retriedAnswers(db, where, params, f)).map((a) => a.code) : []] as const)),
   ) as Record<RetryFlag, string[]>;
-  const actions = requestedActions(traced, summary, retryRatio, th, options.extensionUri);
+  const dealerSide = storm?.cause === 'dealer';
+  const actions = dealerSide ? dealerActions(summary) : requestedActions(traced, summary, retryRatio, th, options.extensionUri);
   const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${summary.codes.map((c) => c.code).slice(0, 3).join(', ')})` }];
   if (storm) {
     timeline.push({ at: storm.start, text: `storm begins (${storm.reasons.join(', ')})` });
@@ -290,13 +352,15 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
     retries,
     retryRatio,
     reasons: storm?.reasons ?? [],
+    cause: storm?.cause ?? null,
     summary,
     timeline,
-    guidance: guidanceFor(summary, th.attemptCap),
+    // Advice to the client has no place in a draft for the dealer's own on-call.
+    guidance: dealerSide ? [] : guidanceFor(summary, th.attemptCap, retryRuleAsked(actions)),
     requestedAction: actions.map((a) => a.text),
     actions,
     clientLabels,
-    recipient: clients.length === 1 ? (labels.get(clients[0] ?? '')?.contact ?? null) : null,
+    recipient: !dealerSide && clients.length === 1 ? (labels.get(clients[0] ?? '')?.contact ?? null) : null,
     traceUrl: options.traceUrl ?? null,
     generatedAt: now,
     nextUpdateAt: now + (options.nextUpdateMinutes ?? 60) * 60_000,
@@ -314,6 +378,7 @@ export function incidentSubject(f: IncidentFacts): string {
     const client = f.clients[0] ?? '';
     const label = f.clientLabels.find((l) => l.client === client);
     const who = label ? `${label.name} (client ${shortClient(client)})` : `client ${shortClient(client)}`;
+    if (f.cause === 'dealer') return `[aap-triage] Dealer-side retry episode on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)}; ${who} retried as the policy allows)`;
     return `[aap-triage] Retry storm from ${who} on ${skills}: ${codes} (${f.errors} errors, ${utcMinute(f.window.since)})`;
   }
   return `[aap-triage] ${f.errors} error${f.errors === 1 ? '' : 's'} ${codes} on ${skills} (${utcMinute(f.window.since)} to ${utcMinute(f.window.until)})`;
@@ -325,7 +390,9 @@ function summaryParagraph(f: IncidentFacts): string {
   const clients = f.clients.length === 1 ? (labelled ? clientProse(only, f) : `client ${clientProse(only, f)}`) : `${f.clients.length} clients`;
   const top = f.summary.codes[0];
   const lead =
-    f.kind === 'storm'
+    f.cause === 'dealer'
+      ? `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${f.skills.join(', ') || 'this dealer agent'} answered retryable faults, and ${clients} retried them as the backoff policy allows: ${f.retries ?? 0} retries in ${f.requests ?? 0} calls (retry ratio ${pct(f.retryRatio)}), detected by ${f.reasons.join(', ')}. This is a dealer-side episode: the retries are the dealer's faults echoed back, not the partner's misbehaviour.`
+      : f.kind === 'storm'
       ? `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${clients} sent a retry storm to ${f.skills.join(', ') || 'this dealer agent'}: ${f.retries ?? 0} retries in ${f.requests ?? 0} calls (retry ratio ${pct(f.retryRatio)}), detected by ${f.reasons.join(', ')}.`
       : `Between ${utc(f.window.since)} and ${utc(f.window.until)} (UTC), ${clients} received ${f.errors} error${f.errors === 1 ? '' : 's'} from ${f.skills.join(', ') || 'this dealer agent'}.`;
   const main = top ? ` Most were ${top.code} (${top.count}, retryable=${String(top.retryable)}).` : '';
@@ -388,19 +455,23 @@ export function incidentDocument(f: IncidentFacts): IncidentDocument {
           },
         ],
       },
-      {
-        title: 'What the client did, and what the spec says it should do',
-        blocks: [
-          {
-            kind: 'lines',
-            lines: f.guidance.flatMap((g) => [
-              `${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`,
-              `  Did:    ${g.did}`,
-              `  Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`,
-            ]),
-          },
-        ],
-      },
+      ...(f.guidance.length === 0
+        ? []
+        : [
+            {
+              title: 'What the client did, and what the spec says it should do',
+              blocks: [
+                {
+                  kind: 'lines' as const,
+                  lines: f.guidance.flatMap((g) => [
+                    `${g.code} (${g.protocol}, retryable=${String(g.retryable)})${g.meaning ? `: ${g.meaning}` : ''}`,
+                    `  Did:    ${g.did}`,
+                    `  Should: ${g.should}${g.specSection ? ` [${g.specSection}]` : ''}`,
+                  ]),
+                },
+              ],
+            },
+          ]),
       { title: 'Requested action', blocks: [{ kind: 'numbered', items: f.requestedAction }] },
       { title: 'Next update', blocks: [{ kind: 'paragraph', text: `By ${utcMinute(f.nextUpdateAt).replace(/Z$/, '')} UTC, or sooner if the errors stop or change.` }] },
     ],
@@ -429,7 +500,8 @@ export function renderIncidentMarkdown(f: IncidentFacts): string {
     const link = traceLink(f.traceUrl, s.trace_id);
     out.push(`| \`${s.error_id}\` | ${link ? `[\`${s.trace_id}\`](${link})` : `\`${s.trace_id ?? '-'}\``} | ${s.upstream_trace_id ? `\`${s.upstream_trace_id}\`` : '-'} | ${utc(s.occurred_at)} | ${s.code} | ${s.attempt} |`);
   }
-  out.push('', '## What the client did, and what the spec says it should do', '');
+  out.push('');
+  if (f.guidance.length > 0) out.push('## What the client did, and what the spec says it should do', '');
   for (const g of f.guidance) {
     out.push(`### \`${g.code}\` (${g.protocol}, retryable=${String(g.retryable)})`, '');
     if (g.meaning) out.push(g.meaning, '');

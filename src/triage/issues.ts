@@ -13,7 +13,7 @@
 import type { Violation } from '../protocol/error-event.js';
 import { ISSUE_HOUR_MS } from '../audit/schema.js';
 import { parseJsonArray } from '../audit/json-column.js';
-import { compileQuery } from './compile.js';
+import { BUYER_CALLS_SQL, compileQuery } from './compile.js';
 import { issueTitle } from './issue-key.js';
 import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
@@ -253,7 +253,7 @@ interface SampleRow {
  */
 export async function listIssues(db: Db, options: IssueOptions): Promise<IssueList> {
   const q = asQuery(options.query ?? null);
-  const c = compileQuery(q, { now: options.now ?? Date.now(), window: options.window, pseudonymizer: options.pseudonymizer ?? null });
+  const c = compileQuery(q, { now: options.now ?? Date.now(), window: options.window, pseudonymizer: options.pseudonymizer ?? null, includeProbe: options.includeProbe ?? false });
   const window = c.window;
   const sort = options.sort ?? 'count';
   if (!Object.hasOwn(SORTERS, sort)) throw new RangeError(`Expected sort to be one of ${ISSUE_SORTS.join(', ')}, got ${JSON.stringify(sort)}`);
@@ -263,17 +263,25 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
   // Both stores' writers keep the hourly summary (PostgreSQL's since its migration 5, issue 31);
   // the rows path gives the same result with the same hour-aligned buckets.
   const hourly = q.terms.length === 0 && span > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
+  // The summary counts every row; a window holding calls of `aap-triage probe` (left out unless
+  // asked, docs/probe.md) is read from the rows instead. The partial index of migration 6 holds
+  // only probe rows, so asking costs one index probe.
+  const buyersOnly = !(options.includeProbe ?? false) && !q.terms.some((t) => t.field === 'origin');
+  const probeRows = async (): Promise<boolean> =>
+    (await db.get('SELECT 1 AS one FROM error_events WHERE origin IS NOT NULL AND occurred_at >= ? AND occurred_at < ? LIMIT 1', [window.since, window.until])) !== undefined;
+  const summary = hourly && (!buyersOnly || !(await probeRows()));
   const p = plan(window, hourly, options.buckets ?? ISSUE_DEFAULTS.buckets);
-  const { cells, clients } = hourly ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
+  const { cells, clients } = summary ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
   const accs = [...fold(cells).values()].sort(SORTERS[sort]);
 
-  const firstEver = async (key: string) => (await db.get<{ v: number | null }>('SELECT min(occurred_at) AS v FROM error_events WHERE issue_key = ?', [key]))?.v ?? null;
+  const buyers = buyersOnly ? ` AND ${BUYER_CALLS_SQL}` : '';
+  const firstEver = async (key: string) => (await db.get<{ v: number | null }>(`SELECT min(occurred_at) AS v FROM error_events WHERE issue_key = ?${buyers}`, [key]))?.v ?? null;
   const lastBefore = async (key: string, at: number) =>
-    (await db.get<{ v: number | null }>('SELECT max(occurred_at) AS v FROM error_events WHERE issue_key = ? AND occurred_at < ?', [key, at]))?.v ?? null;
+    (await db.get<{ v: number | null }>(`SELECT max(occurred_at) AS v FROM error_events WHERE issue_key = ? AND occurred_at < ?${buyers}`, [key, at]))?.v ?? null;
   const sample = async (key: string) =>
     (await db.get<SampleRow>(
       `SELECT error_id, trace_id, service, protocol, rpc_method, skill, code, violations, conformance FROM error_events
-        WHERE issue_key = ? AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at DESC LIMIT 1`,
+        WHERE issue_key = ? AND occurred_at >= ? AND occurred_at < ?${buyers} ORDER BY occurred_at DESC LIMIT 1`,
       [key, window.since, window.until],
     )) as SampleRow;
   const issues: Issue[] = [];

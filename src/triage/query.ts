@@ -11,7 +11,10 @@ import { parseTimeSpec, type TimeSpec } from './time.js';
  *
  * - `field:value`; several values as `field:A,B` (any of them); `-field:value` excludes.
  * - A bare word matches code, skill or JSON-RPC method (case-insensitive substring).
- * - Values may be double-quoted (`skill:"lead.submit"`, `"RATE LIMITED"`).
+ * - Values may be quoted, in double or single quotes alike (`skill:"lead.submit"`,
+ *   `code:'RATE_LIMITED'`, `"RATE LIMITED"`): a shell user writes single quotes inside double.
+ * - `origin:probe` lists the calls of `aap-triage probe`, `origin:any` every call; without it a
+ *   query sees buyer calls only (docs/probe.md).
  * - `since:`/`until:` take a duration (`15m`, `24h`, `7d`) or an RFC 3339 time and override
  *   the command's window.
  *
@@ -37,7 +40,8 @@ export type QueryField =
   | 'id'
   | 'http'
   | 'jsonrpc'
-  | 'issue';
+  | 'issue'
+  | 'origin';
 
 /** Comparison for numeric fields (`attempt:>2`). */
 export type QueryOp = '=' | '>' | '>=' | '<' | '<=';
@@ -98,32 +102,48 @@ export const FIELD_ALIASES: Readonly<Record<string, QueryField>> = Object.freeze
   http: 'http',
   jsonrpc: 'jsonrpc',
   issue: 'issue',
+  origin: 'origin',
 });
+
+/**
+ * Values of `origin:`: `probe` — calls of `aap-triage probe`; `buyer` — every other call; `any`
+ * — both. Without an `origin:` term (or `--include-probe`) views show buyer calls only.
+ */
+export const ORIGINS = ['probe', 'buyer', 'any'] as const;
 
 const PROTOCOLS = ['aap', 'a2a', 'dmc12', 'jsonrpc'];
 const MAX_VALUES = 100;
 
-/** Splits on whitespace outside double quotes; quotes are removed. */
+/**
+ * Splits on whitespace outside quotes; quotes are removed. Single quotes mean what double ones
+ * do (`code:'RATE_LIMITED'`, as a shell user writes inside double quotes), but only where a value
+ * starts (at the start of a word or right after `field:`) and when a closing one follows;
+ * elsewhere a `'` is a plain character (`it's`, `' OR 1=1`). Inside one kind the other is plain.
+ */
 function tokenize(text: string): string[] {
   const tokens: string[] = [];
+  const chars = [...text];
   let cur = '';
   let raw = '';
-  let inQuote = false;
+  let quote: '"' | "'" | null = null;
   let started = false;
-  for (const ch of text) {
-    if (!inQuote && /\s/.test(ch)) {
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i] as string;
+    if (quote === null && /\s/.test(ch)) {
       if (started) tokens.push(cur);
       cur = '';
       raw = '';
       started = false;
       continue;
     }
+    const valueStart = !started || raw.endsWith(':');
     raw += ch;
     started = true;
-    if (ch === '"') inQuote = !inQuote;
+    if (quote === null && (ch === '"' || (ch === "'" && valueStart && chars.indexOf("'", i + 1) !== -1))) quote = ch;
+    else if (ch === quote) quote = null;
     else cur += ch;
   }
-  if (inQuote) throw new QuerySyntaxError(raw, 'unterminated double quote');
+  if (quote !== null) throw new QuerySyntaxError(raw, `unterminated ${quote === '"' ? 'double' : 'single'} quote`);
   if (started) tokens.push(cur);
   return tokens;
 }
@@ -159,6 +179,11 @@ function normaliseValues(field: QueryField, values: string[], token: string): { 
       const out = values.map((v) => v.toLowerCase());
       const bad = out.find((v) => v !== 'any' && !(RETRY_FLAGS as readonly string[]).includes(v));
       if (bad !== undefined) throw new QuerySyntaxError(token, `flag must be any or one of ${RETRY_FLAGS.join(', ')}`);
+      return { values: out, op: '=' };
+    }
+    case 'origin': {
+      const out = values.map((v) => v.toLowerCase());
+      if (out.some((v) => !(ORIGINS as readonly string[]).includes(v))) throw new QuerySyntaxError(token, `origin must be one of ${ORIGINS.join(', ')}`);
       return { values: out, op: '=' };
     }
     case 'issue': {

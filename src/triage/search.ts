@@ -10,6 +10,8 @@ export interface QueryOptions {
   now?: number;
   /** Current key's pseudonymiser for raw `client:`/`subject:` values; null/absent when no key. */
   pseudonymizer?: QueryPseudonymizer | null;
+  /** Include `aap-triage probe` calls (`--include-probe`); default: buyer calls only unless the query has `origin:` (docs/probe.md). */
+  includeProbe?: boolean;
 }
 
 /** Options of `searchErrors`. */
@@ -82,7 +84,7 @@ const clampInt = (v: number | undefined, dflt: number, min: number, max: number)
  */
 export async function searchErrors(db: Db, query: Query | string | null, window: TimeWindow, options: SearchOptions = {}): Promise<SearchResult> {
   const q = asQuery(query);
-  const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
+  const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null, includeProbe: options.includeProbe ?? false });
   const limit = clampInt(options.limit, 50, 1, 10_000);
   const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   const rows = (
@@ -133,7 +135,7 @@ export async function errorHistogram(
   options: QueryOptions & { bucketMs?: number } = {},
 ): Promise<Histogram> {
   const q = asQuery(query);
-  const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
+  const c = compileQuery(q, { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null, includeProbe: options.includeProbe ?? false });
   let bucketMs = Math.max(1000, Math.trunc(options.bucketMs ?? 60_000));
   const span = Math.max(0, c.window.until - c.window.since);
   while (span / bucketMs > 10_000) bucketMs *= 2;
@@ -198,7 +200,7 @@ export async function nextErrors(
   const limit = clampInt(options.limit, 1000, 1, 100_000);
   const after = cursor.after;
   const from = after ? after.at : Math.min(cursor.at, now) - lookback;
-  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null });
+  const c = compileQuery(q, { now, window: { since: from, until: Number.MAX_SAFE_INTEGER }, pseudonymizer: options.pseudonymizer ?? null, includeProbe: options.includeProbe ?? false });
   const found = (
     after
       ? await db.all<ErrorEventRecord>(

@@ -74,7 +74,7 @@ const byCountDesc = (a: CountRow, b: CountRow): number => b.count - a.count || a
  * Throws `QuerySyntaxError` for a bad query.
  */
 export async function computeStats(db: Db, query: Query | string | null, window: TimeWindow, options: QueryOptions = {}): Promise<Stats> {
-  const c = compileQuery(asQuery(query), { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null });
+  const c = compileQuery(asQuery(query), { now: options.now ?? Date.now(), window, pseudonymizer: options.pseudonymizer ?? null, includeProbe: options.includeProbe ?? false });
   // One pass over the window; the breakdowns are folded from it.
   const rows = await db.all<GroupRow & Record<string, unknown>>(
     `SELECT code, protocol, skill, SUM(CASE WHEN retryable = 1 THEN 1 ELSE 0 END) AS t, SUM(CASE WHEN retryable = 0 THEN 1 ELSE 0 END) AS f,

@@ -276,3 +276,42 @@ function summarise(span: Span, at: (client: string, skill: string, minute: numbe
     peakRetriesPerMinute: Math.max(0, ...series.map((p) => p.retries)),
   };
 }
+
+/**
+ * Who an episode blames (DESIGN §6, docs/storms.md): `client` when the client broke the retry
+ * rules or amplified beyond the backoff policy; `dealer` when its retries are explained by
+ * policy-conform retries of retryable dealer faults (a dealer-side episode, drafted to the
+ * dealer's own on-call, never to the partner).
+ */
+export type StormCause = 'client' | 'dealer';
+
+/** One minute of an episode with the retryable dealer faults answered in it (`retryableFault`). */
+export interface CausePoint extends StormPoint {
+  /** Errors in the minute that a client may retry under the policy (retryable dealer faults). */
+  faults: number;
+}
+
+/**
+ * The cause of an episode (DESIGN §6). A retry is explained when it follows a retryable dealer
+ * fault: each fault answered in a minute explains one retry in that minute or the next (the
+ * policy's longest wait, 20 s, and a typical `retry_after_ms` fit in that), and is used once.
+ * The episode is the client's when any of these holds, else the dealer's:
+ * - flagged retries repeat (≥ `flaggedRepeat` within `windowMs`: retried non-retryable, ignored
+ *   `retry_after_ms`, no backoff — "faster than its schedule");
+ * - attempts above the attempt cap (`overAttemptCap` > 0: "more attempts per request than its cap");
+ * - the unexplained retries alone meet the retry-ratio rule or the amplification rule.
+ * Pure; `series` sorted by minute, as `DetectedStorm.series` is. Never throws.
+ */
+export function stormCause(series: readonly CausePoint[], overAttemptCap: number, thresholds: Partial<StormThresholds> = {}): StormCause {
+  const th: StormThresholds = { ...STORM_DEFAULTS, ...thresholds };
+  if (overAttemptCap > 0) return 'client';
+  let carry = 0;
+  const unexplained: StormMinute[] = series.map((p) => {
+    const available = p.faults + carry;
+    const explained = Math.min(p.retries, available);
+    // Only this minute's unused faults carry into the next one.
+    carry = Math.min(available - explained, p.faults);
+    return { minute: p.minute, client: '', skill: '', requests: p.requests, errors: p.errors, retries: p.retries - explained, flagged: p.flagged };
+  });
+  return hotMinutes(unexplained, th).size > 0 ? 'client' : 'dealer';
+}

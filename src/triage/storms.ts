@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RetryFlag } from '../protocol/error-event.js';
 import type { Db } from './rows.js';
-import { detectStorms, STORM_DEFAULTS, summariseStorm, type DetectedStorm, type StormMinute, type StormThresholds } from './storm-detect.js';
+import { retryableFault } from './codes.js';
+import { BUYER_CALLS_SQL } from './compile.js';
+import { detectStorms, STORM_DEFAULTS, stormCause, summariseStorm, type CausePoint, type DetectedStorm, type StormCause, type StormMinute, type StormThresholds } from './storm-detect.js';
 import { summarizeErrors, type CodeBreakdown, type Evidence } from './summary.js';
 import type { TimeWindow } from './time.js';
 
@@ -17,6 +19,13 @@ export interface StormEpisode extends DetectedStorm {
    * has the same id across runs and `draft --storm <id>` finds it without remembering a window.
    */
   id: string;
+  /**
+   * Who the episode blames (`stormCause`, DESIGN §6): `client` — a client storm (flagged retries,
+   * attempts over the cap, or retries no retryable dealer fault explains); `dealer` — a
+   * dealer-side episode: the client retried retryable dealer faults as the policy allows, so the
+   * draft goes to the dealer's own on-call and asks nothing of the partner.
+   */
+  cause: StormCause;
   /** Errors by code in the episode (from error_events). */
   codes: CodeBreakdown[];
   /** Retry flags in the episode, per flag. */
@@ -79,14 +88,15 @@ function joinMinutes(traffic: TrafficMinute[], events: EventMinute[], eventsCoun
  * through the partial index `error_events_retries`, migration 2). A store without traffic rows
  * in the window falls back to error_events alone (errors stand in for calls).
  */
-export async function loadStormMinutes(db: Db, window: TimeWindow, thresholds: Partial<StormThresholds> = {}): Promise<StormMinute[]> {
+export async function loadStormMinutes(db: Db, window: TimeWindow, thresholds: Partial<StormThresholds> = {}, includeProbe = false): Promise<StormMinute[]> {
   const th: StormThresholds = { ...STORM_DEFAULTS, ...thresholds };
+  const buyers = includeProbe ? '' : ` AND ${BUYER_CALLS_SQL}`;
   const since = Math.floor(window.since / MINUTE) * MINUTE;
   const hasTraffic = (await db.get('SELECT 1 AS one FROM traffic WHERE minute >= ? AND minute < ? LIMIT 1', [since, window.until])) !== undefined;
   if (!hasTraffic) {
     const events = await db.all<EventMinute>(
       `SELECT ${EVENT_MINUTE_SELECT}, COUNT(*) AS errors, ${COUNT_RETRIES} AS retries, ${COUNT_FLAGGED} AS flagged
-         FROM error_events WHERE occurred_at >= ? AND occurred_at < ? GROUP BY 1, 2, 3`,
+         FROM error_events WHERE occurred_at >= ? AND occurred_at < ?${buyers} GROUP BY 1, 2, 3`,
       [since, window.until],
     );
     return joinMinutes([], events, true);
@@ -101,7 +111,7 @@ export async function loadStormMinutes(db: Db, window: TimeWindow, thresholds: P
   );
   const events = await db.all<EventMinute>(
     `SELECT ${EVENT_MINUTE_SELECT}, COUNT(*) AS errors, COUNT(*) AS retries, ${COUNT_FLAGGED} AS flagged
-       FROM error_events WHERE occurred_at >= ? AND occurred_at < ? AND attempt > 1
+       FROM error_events WHERE occurred_at >= ? AND occurred_at < ? AND attempt > 1${buyers}
       GROUP BY 1, 2, 3 HAVING ${COUNT_FLAGGED} > 0`,
     [since, window.until],
   );
@@ -109,7 +119,7 @@ export async function loadStormMinutes(db: Db, window: TimeWindow, thresholds: P
 }
 
 /** Every minute of one client's `skills` in [start, end): traffic joined with error_events. */
-export async function loadClientMinutes(db: Db, client: string, skills: readonly string[], start: number, end: number): Promise<StormMinute[]> {
+export async function loadClientMinutes(db: Db, client: string, skills: readonly string[], start: number, end: number, includeProbe = false): Promise<StormMinute[]> {
   const skillList = skills.map(() => '?').join(',');
   const traffic = await db.all<TrafficMinute>(
     `SELECT minute, client, skill, SUM(requests) AS requests, SUM(errors) AS errors, SUM(retries) AS retries
@@ -119,7 +129,7 @@ export async function loadClientMinutes(db: Db, client: string, skills: readonly
   const events = await db.all<EventMinute>(
     `SELECT ${EVENT_MINUTE_SELECT}, COUNT(*) AS errors, ${COUNT_RETRIES} AS retries, ${COUNT_FLAGGED} AS flagged
        FROM error_events WHERE ${client === '' ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at < ?
-        AND COALESCE(skill, '') IN (${skillList}) GROUP BY 1, 2, 3`,
+        AND COALESCE(skill, '') IN (${skillList})${includeProbe ? '' : ` AND ${BUYER_CALLS_SQL}`} GROUP BY 1, 2, 3`,
     client === '' ? [start, end, ...skills] : [client, start, end, ...skills],
   );
   return joinMinutes(traffic, events, true);
@@ -128,6 +138,12 @@ export async function loadClientMinutes(db: Db, client: string, skills: readonly
 /** Options of `findStorms`. */
 export interface StormOptions {
   thresholds?: Partial<StormThresholds>;
+  /**
+   * Count the error rows of `aap-triage probe` calls too (`--include-probe`). Default false. The
+   * probe's calls are never retries nor traffic (src/instrument/exchange/origin.ts), so they rarely make
+   * an episode either way; a store without traffic counters falls back to error rows, where they would.
+   */
+  includeProbe?: boolean;
 }
 
 /**
@@ -137,30 +153,45 @@ export interface StormOptions {
  */
 export async function findStorms(db: Db, window: TimeWindow, options: StormOptions = {}): Promise<StormEpisode[]> {
   const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
-  const detected = detectStorms(await loadStormMinutes(db, window, th), th);
+  const probe = options.includeProbe ?? false;
+  const detected = detectStorms(await loadStormMinutes(db, window, th, probe), th);
   const episodes: StormEpisode[] = [];
-  for (const d of detected) episodes.push(await enrich(db, d, th));
+  for (const d of detected) episodes.push(await enrich(db, d, th, probe));
   return episodes.sort((a, b) => b.start - a.start || a.id.localeCompare(b.id));
 }
 
 /** The where-clause selecting an episode's errors (its client, skills and minutes). */
-export function stormWhere(storm: Pick<DetectedStorm, 'client' | 'skills' | 'start' | 'end'>): { where: string; params: (string | number)[] } {
+export function stormWhere(storm: Pick<DetectedStorm, 'client' | 'skills' | 'start' | 'end'>, includeProbe = false): { where: string; params: (string | number)[] } {
   const clientSql = storm.client === '' ? 'client IS NULL' : 'client = ?';
   const params: (string | number)[] = storm.client === '' ? [] : [storm.client];
   params.push(storm.start, storm.end, ...storm.skills);
   return {
-    where: `${clientSql} AND occurred_at >= ? AND occurred_at < ? AND COALESCE(skill, '') IN (${storm.skills.map(() => '?').join(',')})`,
+    where: `${clientSql} AND occurred_at >= ? AND occurred_at < ? AND COALESCE(skill, '') IN (${storm.skills.map(() => '?').join(',')})${includeProbe ? '' : ` AND ${BUYER_CALLS_SQL}`}`,
     params,
   };
 }
 
-async function enrich(db: Db, detected: DetectedStorm, th: StormThresholds): Promise<StormEpisode> {
+/** The episode's series with the retryable dealer faults (`retryableFault`) answered per minute. */
+async function withFaults(db: Db, d: DetectedStorm, where: string, params: readonly (string | number)[]): Promise<CausePoint[]> {
+  const rows = await db.all<{ minute: number; protocol: string; code: string; retryable: number | null; n: number }>(
+    `SELECT (occurred_at / 60000) * 60000 AS minute, protocol, code, retryable, COUNT(*) AS n
+       FROM error_events WHERE ${where} GROUP BY 1, 2, 3, 4`,
+    params,
+  );
+  const faults = new Map<number, number>();
+  for (const r of rows) if (retryableFault(r.protocol, r.code, r.retryable)) faults.set(Number(r.minute), (faults.get(Number(r.minute)) ?? 0) + Number(r.n));
+  return d.series.map((p) => ({ ...p, faults: faults.get(p.minute) ?? 0 }));
+}
+
+async function enrich(db: Db, detected: DetectedStorm, th: StormThresholds, includeProbe: boolean): Promise<StormEpisode> {
   // Detection saw only the minutes that could be stormy; count the episode over all its minutes.
-  const d = summariseStorm(detected, await loadClientMinutes(db, detected.client, detected.skills, detected.start, detected.end));
-  const { where, params } = stormWhere(d);
+  const d = summariseStorm(detected, await loadClientMinutes(db, detected.client, detected.skills, detected.start, detected.end, includeProbe));
+  const { where, params } = stormWhere(d, includeProbe);
   const s = await summarizeErrors(db, where, params, { attemptCap: th.attemptCap, maxSamples: th.maxSamples });
+  const cause = stormCause(await withFaults(db, d, where, params), s.overAttemptCap, th);
   return {
     id: stormId(d.client, d.start),
+    cause,
     ...d,
     errors: Math.max(d.errors, s.errors),
     codes: s.codes,
@@ -180,9 +211,10 @@ export async function findStormById(db: Db, id: string, options: StormOptions = 
   if (!parsed) return undefined;
   const th: StormThresholds = { ...STORM_DEFAULTS, ...options.thresholds };
   const window = { since: parsed.start - 3_600_000, until: parsed.start + 86_400_000 };
-  const detected = detectStorms(await loadStormMinutes(db, window, th), th);
+  const probe = options.includeProbe ?? false;
+  const detected = detectStorms(await loadStormMinutes(db, window, th, probe), th);
   const hash = (c: string): string => createHash('sha256').update(c).digest('hex').slice(0, 8);
   const exact = detected.find((d) => d.start === parsed.start && hash(d.client) === parsed.clientHash);
   const match = exact ?? detected.find((d) => hash(d.client) === parsed.clientHash && d.start <= parsed.start && parsed.start < d.end);
-  return match ? { ...(await enrich(db, match, th)), id } : undefined;
+  return match ? { ...(await enrich(db, match, th, probe)), id } : undefined;
 }

@@ -69,6 +69,8 @@ const DEFAULT_SORT: ErrorSort = { by: 'time', descending: true };
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };
 const NO_GAPS: GapSummary = { records: 0, dropped: 0, inWindow: 0, newest: null };
 const EMPTY_ISSUES: IssuePage = { issues: [], total: 0, bucketMs: 60_000, quietMs: 0 };
+/** The storms before the store answered (by identity: the views say "loading", not "no storms"). */
+const NO_STORMS_YET: StormView[] = [];
 /** Rows e/E scan for the next retryable=false error. */
 const TERMINAL_SCAN = 500;
 /** A window longer than this (one day, ms) shows the date in the time column. */
@@ -187,11 +189,11 @@ export function App(props: AppProps) {
   );
 
   const storms = useAsync<StormView[]>(
-    async () => (view !== 'storms' ? [] : source.storms(resolved).catch(() => [])),
+    async () => (view !== 'storms' ? NO_STORMS_YET : source.storms(resolved).catch(() => [])),
     // Storm detection over a long window is the slowest query there is (seconds for 24 h on a
     // 10-million-row store): re-run every 15th refresh (30 s), on `r`, or when the window moves.
     [source, view, windowSpec, stormNonce, Math.floor(refresh.tick / 15)],
-    [],
+    NO_STORMS_YET,
   );
 
   const detail = useAsync<ErrorDetailView | null>(
@@ -382,12 +384,14 @@ export function App(props: AppProps) {
       return;
     }
 
+    if (view === 'help') {
+      // Any key closes help, mapped or not (x, a, 1, Left, q…), and does nothing else: a key
+      // pressed to leave the help must not also move, mark or quit (issue 28).
+      setStack((s) => (s.length > 1 ? s.slice(0, -1) : [{ view: 'errors' }]));
+      return;
+    }
     const cmd = keyToCommand(ch, key);
     if (cmd === null) return;
-    if (view === 'help') {
-      setStack((s) => (s.length > 1 ? s.slice(0, -1) : [{ view: 'errors' }]));
-      if (cmd !== 'quit') return;
-    }
     setMessage(null);
     const page1 = Math.max(1, errLayout.rows - 1);
     switch (cmd) {
@@ -634,6 +638,7 @@ export function App(props: AppProps) {
           showDate={resolved.until - resolved.since > SHOW_DATE_AFTER_MS}
           width={width}
           height={bodyHeight}
+          loading={issuePage === EMPTY_ISSUES && issueError === null}
         />
       );
       break;
@@ -654,6 +659,7 @@ export function App(props: AppProps) {
           sort={sort}
           width={width}
           height={bodyHeight}
+          loading={page === EMPTY_PAGE && queryError === null}
         />
       );
       break;
@@ -661,7 +667,7 @@ export function App(props: AppProps) {
       body = <DetailView detail={detail} scroll={detailScroll} width={width} height={bodyHeight} />;
       break;
     case 'storms':
-      body = <StormsView storms={storms} cursor={stormCursor} top={stormSlice.top} width={width} height={bodyHeight} />;
+      body = <StormsView storms={storms} cursor={stormCursor} top={stormSlice.top} width={width} height={bodyHeight} loading={storms === NO_STORMS_YET} />;
       break;
     case 'draft':
       body = (

@@ -12,7 +12,7 @@ import { TRACE_URL_ENV, traceUrlProblem } from '../triage/trace-link.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 import { createTriageSource } from './triage-source.js';
 
-export { isCi, interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
+export { isCi, interactiveProblem, notInteractiveMessage, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 export type { TuiSource } from './source.js';
 export { createTriageSource, DEFAULT_MAIL } from './triage-source.js';
 export type * from './types.js';

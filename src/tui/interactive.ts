@@ -4,10 +4,17 @@
  * "CI"). Decided before ink is loaded, so a non-terminal run never reaches `setRawMode`.
  */
 
-/** The one line printed when the UI cannot run; names the `--json` twins of each view. */
-export const NOT_INTERACTIVE_MESSAGE =
-  'aap-triage: the terminal UI needs an interactive terminal (stdin and stdout a TTY, CI unset); ' +
-  'use the --json commands instead: aap-triage search --json, show <error_id> --json, storms --json, stats --json, draft --format md';
+/**
+ * The one line printed when the UI cannot run; names the `--json` twins of each view, each
+ * runnable as printed with `invocation` (how the user starts aap-triage, src/cli/invocation.ts).
+ */
+export function notInteractiveMessage(invocation = 'aap-triage'): string {
+  const twins = ['search --json', 'show <error_id> --json', 'storms --json', 'stats --json', 'draft --format md'].map((c) => `${invocation} ${c}`);
+  return `aap-triage: the terminal UI needs an interactive terminal (stdin and stdout a TTY, CI unset); use the --json commands instead: ${twins.join(', ')}`;
+}
+
+/** {@link notInteractiveMessage} for an installed `aap-triage`. */
+export const NOT_INTERACTIVE_MESSAGE = notInteractiveMessage();
 
 /**
  * True when `CI` or `CONTINUOUS_INTEGRATION` is set to anything but `0`/`false` — the same test

@@ -10,6 +10,7 @@ import { formatClock } from './utils/format.js';
 export function toStormView(e: StormEpisode, labels?: ClientLabels): StormView {
   return {
     id: e.id,
+    cause: e.cause,
     start: e.start,
     end: e.end,
     client: e.client,

@@ -87,6 +87,8 @@ export interface HistogramBucket {
 /** One retry-storm episode as the Storms view shows it (DESIGN §6). */
 export interface StormView {
   readonly id: string;
+  /** `client`: a client storm; `dealer`: a dealer-side episode (StormEpisode.cause, DESIGN §6). */
+  readonly cause: 'client' | 'dealer';
   /** Epoch milliseconds. */
   readonly start: number;
   /** Epoch milliseconds (end of the last minute). */

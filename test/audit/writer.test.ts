@@ -56,6 +56,7 @@ describe('SqliteAuditSink#write()', () => {
         conformance: JSON.stringify(e.conformance),
         issue_key: issueKey(e),
         subject_alt: null,
+        origin: null,
       });
     });
   });

@@ -201,7 +201,7 @@ describe('stats and storms', () => {
     const text = await run(['storms', '--since', '2h']);
     expect(text.out).toContain(stormId(STORM_CLIENT, T0));
     // The hint repeats the global options given (here --since; the database came from AAP_TRIAGE_DB).
-    expect(text.out).toMatch(/^2 episodes; draft one with: npx aap-triage --since 2h draft --storm <ID>$/m);
+    expect(text.out).toMatch(/^2 episodes; draft one with: aap-triage --since 2h draft --storm <ID>$/m);
   });
 
   it('storms repeats --db (quoted when it has spaces) and --since in its draft hint, and the hinted command works', async () => {
@@ -212,7 +212,7 @@ describe('stats and storms', () => {
     const r = await run(['--db', spaced, 'storms', '--since', '2h'], { AAP_TRIAGE_DB: '' });
     expect(r.code).toBe(0);
     const quoted = `'${spaced.replace(/'/g, `'\\''`)}'`;
-    expect(r.out).toContain(`2 episodes; draft one with: npx aap-triage --db ${quoted} --since 2h draft --storm <ID>\n`);
+    expect(r.out).toContain(`2 episodes; draft one with: aap-triage --db ${quoted} --since 2h draft --storm <ID>\n`);
     // The same words, with an id from the table, draft that storm from the same store.
     const drafted = await run(['--db', spaced, '--since', '2h', 'draft', '--storm', stormId(STORM_CLIENT, T0)], { AAP_TRIAGE_DB: '' });
     expect(drafted.code).toBe(0);
@@ -222,7 +222,7 @@ describe('stats and storms', () => {
   it('draft --storm names the storms command with the --db given when the storm is unknown', async () => {
     const r = await run(['--db', store.path, 'draft', '--storm', 'storm-20261130T0000Z-00000000']);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`list current ones with npx aap-triage --db ${store.path} storms --since 7d\n`);
+    expect(r.err).toContain(`list current ones with aap-triage --db ${store.path} storms --since 7d\n`);
   });
 
   it('refuses a directory as --db with one line, before SQLite reads it, exit 3', async () => {
@@ -464,6 +464,50 @@ describe('tail', () => {
   });
 });
 
+describe('tail columns', () => {
+  it('stay aligned when a label, a code or the flags are wide: widths are fixed from what each column can hold (issue 28)', async () => {
+    const copy = seededStore();
+    try {
+      const db = new Database(copy.path);
+      db.prepare('INSERT INTO client_labels (client, name, contact, updated_at) VALUES (?, ?, NULL, 0)').run(STORM_CLIENT, 'A Very Long Partner Name Motors GmbH & Co. KG');
+      const at = NOW - 1000;
+      insertEvents(db, [
+        event({ error_id: 'err_tailwide00000000000000000000001', occurred_at: at, code: 'EXTENSION_SUPPORT_REQUIRED', client: STORM_CLIENT, retry_flags: ['retried_non_retryable', 'ignored_retry_after', 'no_backoff'], attempt: 12 }),
+        event({ error_id: 'err_tailwide00000000000000000000002', occurred_at: at + 1, code: 'X', client: null, skill: 'initiate_deal_handoff' }),
+      ]);
+      db.close();
+      const stop = new AbortController();
+      const offset = NOW - Date.now();
+      let out = '';
+      const done = main(['node', 'aap-triage', 'tail', '--lines', '6', '--interval', '50', '--db', copy.path], {
+        stdout: { write: (c: string | Uint8Array) => (out += String(c)) },
+        stderr: { write: () => true },
+        env: {},
+        now: () => Date.now() + offset,
+        signal: stop.signal,
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      stop.abort();
+      expect(await done).toBe(0);
+      const lines = out.trimEnd().split('\n');
+      expect(lines.length).toBe(7);
+      expect(out).toContain('A Very Long Partner Name Motors GmbH & Co. KG');
+      expect(out).toContain('retried_non_retryable,ignored_retry_after,no_backoff');
+      // Every column starts at the same cell on every line: the header's column starts hold on each row.
+      const header = lines[0]!;
+      const starts = ['CODE', 'RETRYABLE', 'SKILL', 'PROTOCOL', 'CLIENT', 'ATTEMPT', 'FLAGS', 'ERROR_ID'].map((h) => header.indexOf(h));
+      for (const line of lines.slice(1)) {
+        for (const at of starts) {
+          expect(line[at - 1], line).toBe(' ');
+          expect(line[at], line).not.toBe(' ');
+        }
+      }
+    } finally {
+      copy.cleanup();
+    }
+  });
+});
+
 describe('doctor and the key file', () => {
   it('refuses a key file readable by others, and a key file that is not a regular file', async () => {
     const copy = seededStore();
@@ -536,7 +580,8 @@ describe('a store with an older schema', () => {
     // As an aap-triage before migration 2 left it (what migrations 2 and 3 add, taken away).
     db.exec(`DROP INDEX error_events_retries; DROP INDEX error_events_issue_time;
       DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
-      ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
+      ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;
+        DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;`);
     db.pragma('user_version = 1');
     db.close();
     return () => copy.cleanup();
@@ -545,8 +590,8 @@ describe('a store with an older schema', () => {
   it('search exits 3 with one line naming doctor --migrate, and does not migrate', async () => {
     const r = await run(['search', '--db', copy.path]);
     expect(r.code).toBe(3);
-    expectOneLineError(r.err, /schema version 1, older than this aap-triage's \d+: run `npx aap-triage --db \S+ doctor --migrate`/);
-    expect(r.err).toContain(`run \`npx aap-triage --db ${copy.path} doctor --migrate\``);
+    expectOneLineError(r.err, /schema version 1, older than this aap-triage's \d+: run `aap-triage --db \S+ doctor --migrate`/);
+    expect(r.err).toContain(`run \`aap-triage --db ${copy.path} doctor --migrate\``);
     const db = new Database(copy.path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     db.close();
@@ -555,8 +600,8 @@ describe('a store with an older schema', () => {
   it('doctor fails the database check; doctor --migrate upgrades it and then every check passes', async () => {
     const before = await run(['doctor', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
     expect(before.code).toBe(3);
-    expect(before.out).toMatch(/^FAIL +database +.*audit\.db \(schema 1 of \d+\): older than this aap-triage — run npx aap-triage --db \S+ doctor --migrate$/m);
-    expect(before.out).toContain(`run npx aap-triage --db ${copy.path} doctor --migrate\n`);
+    expect(before.out).toMatch(/^FAIL +database +.*audit\.db \(schema 1 of \d+\): older than this aap-triage — run aap-triage --db \S+ doctor --migrate$/m);
+    expect(before.out).toContain(`run aap-triage --db ${copy.path} doctor --migrate\n`);
     const after = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
     expect(after.code).toBe(0);
     expect(after.out).toMatch(/^migrated schema from version 1 to \d+$/m);

@@ -65,7 +65,7 @@ describe('aap-triage issues', () => {
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^KEY +STATE +ERRORS +CLIENTS +RETRYABLE +FIRST SEEN \(UTC\) +LAST SEEN \(UTC\) +TREND +ISSUE$/);
     expect(lines[1]).toMatch(/^[0-9a-f]{16} +new +1 +1 +false .*-32601 · /);
-    expect(lines.at(-1)).toMatch(/issues; list one's errors with: npx aap-triage --since 2h search issue:<KEY>$/);
+    expect(lines.at(-1)).toMatch(/issues; list one's errors with: aap-triage --since 2h search issue:<KEY>$/);
   });
 
   it('refuses an unknown --sort with one line and exit 2', async () => {
@@ -108,7 +108,10 @@ describe('aap-triage clients', () => {
   });
 
   it('labels by API key with the pseudonymisation key, and refuses an unknown value without it', async () => {
-    const withKey = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars', '--json'], { AAP_TRIAGE_KEY: SECRET });
+    // A partner whose first call is still to come: the store does not know it, so --force.
+    const unknown = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars', '--json'], { AAP_TRIAGE_KEY: SECRET });
+    expect(unknown.code).toBe(2);
+    const withKey = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars', '--json', '--force'], { AAP_TRIAGE_KEY: SECRET });
     expect(withKey.code).toBe(0);
     expect(JSON.parse(withKey.out)).toMatchObject({ client: createPseudonymizer(SECRET).client('sk_live_partner_7777'), name: 'Beta Cars', contact: null, matched_by: 'credential' });
     const noKey = await run(['clients', 'label', 'sk_live_partner_7777', 'Beta Cars'], { AAP_TRIAGE_KEY: '' });
@@ -124,6 +127,20 @@ describe('aap-triage clients', () => {
     const r = await run(['clients', 'label', STORM_CLIENT, 'Acme', '--contact', contact]);
     expect(r.code).toBe(2);
     expectOneLineError(r.err, pattern);
+  });
+
+  it.each([
+    // One letter off a real client's displayed prefix, and a value too short to be a prefix (read as an API key).
+    ['a typo of a known prefix', () => `${STORM_CLIENT.slice(0, 7)}X`],
+    ['a two-letter value', () => 'zz'],
+    ['a whole pseudonym nobody is', () => 'nobodyAAAAAAAAAAAAAAAA'],
+  ])('refuses %s in one line, exit 2, naming the closest known prefixes; --force labels it anyway (issue 28)', async (_what, value) => {
+    const r = await run(['clients', 'label', value(), 'Typo Co'], { AAP_TRIAGE_KEY: SECRET });
+    expect(r.code).toBe(2);
+    expectOneLineError(r.err, /names no client with traffic, errors or a label in this store \(closest known: [\w-]{8}(, [\w-]{8}){0,2}\) — .*--force/);
+    if (value().startsWith(STORM_CLIENT.slice(0, 7))) expect(r.err).toContain(`closest known: ${STORM_CLIENT.slice(0, 8)}`);
+    expect(JSON.parse((await run(['clients', 'label', value(), 'Typo Co', '--json', '--force'], { AAP_TRIAGE_KEY: SECRET })).out)).toMatchObject({ name: 'Typo Co' });
+    await run(['clients', 'unlabel', value()], { AAP_TRIAGE_KEY: SECRET });
   });
 
   it('says which clients an ambiguous prefix starts', async () => {
@@ -177,7 +194,7 @@ describe('queries and JSON', () => {
   it('refuses demo --json with one line and exit 2', async () => {
     const r = await run(['demo', '--json']);
     expect(r.code).toBe(2);
-    expectOneLineError(r.err, /demo has no --json output — run it, then ask its store: npx aap-triage --db .\/aap-triage-demo.db issues --json/);
+    expectOneLineError(r.err, /demo has no --json output — run it, then ask its store: aap-triage --db .\/aap-triage-demo.db issues --json/);
   });
 });
 
@@ -197,7 +214,7 @@ describe('prune safety', () => {
   it('refuses --older-than 1m (a minute, not a month) without --force, deleting nothing', async () => {
     const r = await run(['prune', '--db', copy.path, '--older-than', '1m']);
     expect(r.code).toBe(2);
-    expectOneLineError(r.err, /--older-than 1m would delete everything older than 1 minute — check with npx aap-triage --db \S+ prune --older-than 1m --dry-run, then add --force/);
+    expectOneLineError(r.err, /--older-than 1m would delete everything older than 1 minute — check with aap-triage --db \S+ prune --older-than 1m --dry-run, then add --force/);
     expect(rows()).toBe(SEED_COUNTS.total);
   });
 
@@ -396,7 +413,8 @@ describe('upgrading a store from before issues', () => {
       // As schema version 2 left it: what migration 3 adds, taken away.
       db.exec(`DROP INDEX error_events_issue_time;
         DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
-        ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;`);
+        ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;
+        DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;`);
       db.pragma('user_version = 2');
       db.close();
       const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });

@@ -137,10 +137,12 @@ describe('aap-triage demo --duration 15s (no terminal)', () => {
     expect(violations.map((v) => v.keyword).sort()).toEqual(['additionalProperties', 'enum', 'maximum', 'minimum', 'type']);
   });
 
-  it('finds one storm per misbehaving buyer and none for the healthy ones', () => {
-    const stormBuyers = storms.map((s) => names.get(s.client)?.name ?? `unknown:${s.client}`).sort();
+  it('finds one client storm per misbehaving buyer and none for the healthy ones (their episodes, if any, are the dealer\'s)', () => {
+    const clientStorms = storms.filter((s) => s.cause === 'client');
+    const stormBuyers = clientStorms.map((s) => names.get(s.client)?.name ?? `unknown:${s.client}`).sort();
     expect(stormBuyers).toEqual(MISBEHAVING);
-    const byBuyer = new Map(storms.map((s) => [names.get(s.client)?.name, s]));
+    for (const s of storms.filter((e) => e.cause === 'dealer')) expect(HEALTHY).toContain(names.get(s.client)?.name);
+    const byBuyer = new Map(clientStorms.map((s) => [names.get(s.client)?.name, s]));
     const codes = (b: string) => byBuyer.get(b)?.codes.map((c) => c.code) ?? [];
     expect(codes('sloppy-sam')).toEqual(['SCHEMA_VALIDATION_FAILED']);
     expect(byBuyer.get('sloppy-sam')?.flags.retried_non_retryable).toBeGreaterThan(10);

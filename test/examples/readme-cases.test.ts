@@ -30,11 +30,11 @@ describe('parseReadme', () => {
   it('pairs each curl with its http answer and each aap-triage command with its text output', () => {
     const md = [
       '```sh', 'curl -si http://x/ -d \'{}\'', '```', '', '```http', 'HTTP/1.1 200 OK', '', '{"ok": true}', '```',
-      '```sh', 'npx aap-triage search', '```', '```text', 'A  B', '', '```',
+      '```sh', './node_modules/.bin/aap-triage search', '```', '```text', 'A  B', '', '```',
     ].join('\n');
     const { curls, commands } = parseReadme(md);
     expect(curls).toEqual([{ n: 1, command: "curl -si http://x/ -d '{}'", status: 'HTTP/1.1 200 OK', body: { ok: true } }]);
-    expect(commands).toEqual([{ command: 'npx aap-triage search', lines: ['A  B'] }]);
+    expect(commands).toEqual([{ command: './node_modules/.bin/aap-triage search', lines: ['A  B'] }]);
   });
 
   it('refuses a curl without an answer', () => {

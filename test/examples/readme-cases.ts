@@ -1,7 +1,7 @@
 /**
  * Reads an example's README as a test script (issue 18): each ```sh block that runs `curl`,
  * followed by an ```http block (status line, blank line, JSON body), is one request and its
- * documented answer; each ```sh block that runs `npx aap-triage`, followed by a ```text block,
+ * documented answer; each ```sh block that runs `./node_modules/.bin/aap-triage` (never npx: the package is not on the registry), followed by a ```text block,
  * is a command and lines its output must contain. `…` in a documented value stands for what
  * differs per run. Pure functions.
  */
@@ -38,7 +38,7 @@ export function parseReadme(markdown: string): { curls: CurlCase[]; commands: Co
       if (next?.lang !== 'http') throw new Error(`curl without an http answer block: ${b.text.slice(0, 80)}`);
       const [head = '', ...rest] = next.text.split('\n\n');
       curls.push({ n: curls.length + 1, command: b.text.trim(), status: head.trim(), body: JSON.parse(rest.join('\n\n')) as unknown });
-    } else if (/^npx aap-triage /.test(b.text) && next?.lang === 'text') {
+    } else if (/^\.\/node_modules\/\.bin\/aap-triage /.test(b.text) && next?.lang === 'text') {
       commands.push({ command: b.text.trim(), lines: next.text.split('\n').filter((l) => l.trim() !== '') });
     }
   });

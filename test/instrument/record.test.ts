@@ -35,7 +35,7 @@ beforeEach(() => {
 });
 
 const T0 = Date.UTC(2026, 11, 2, 3, 0, 0);
-const facts = (over: Partial<ExchangeFacts> = {}): ExchangeFacts => ({ startedAt: T0, endedAt: T0 + 12, httpStatus: 200, client: 'c1ient', attemptHeader: null, seen: null, ...over });
+const facts = (over: Partial<ExchangeFacts> = {}): ExchangeFacts => ({ startedAt: T0, endedAt: T0 + 12, httpStatus: 200, client: 'c1ient', attemptHeader: null, seen: null, origin: null, ...over });
 const call = (id: number, data: Record<string, unknown> = {}) =>
   classifyCall({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_reservation', arguments: { vin: '1HGCM82633A004352', ...data } } });
 const input = (c: ReturnType<typeof call> | null, answer: Answer | null, over: Partial<RecordInput> = {}): RecordInput => ({

@@ -128,7 +128,7 @@ describe('the DMC-12 auth failure (JSON-RPC -32001, HTTP 401)', () => {
       jsonrpcCode: -32001,
       retryable: false,
       clientAction: 'Refresh or fix the bearer token; do not retry as is.',
-      specSection: 'spec/dmc12-errors.txt "Auth failures are different"',
+      specSection: 'DMC-12 "Error taxonomy" page, "Auth failures are different"',
     });
     expect(Object.isFrozen(DMC12_AUTH_FAILURE)).toBe(true);
   });

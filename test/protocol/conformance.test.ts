@@ -380,7 +380,7 @@ describe('conformance rules', () => {
 describe.skipIf(!HAVE_SPEC)('conformance rule quotes', () => {
   const norm = (s: string) => s.replace(/\s+/g, ' ');
   const spec: Record<string, string> = HAVE_SPEC
-    ? { 'spec/aap-errors.txt': norm(readSpec('aap-errors.txt')), 'spec/dmc12-errors.txt': norm(readSpec('dmc12-errors.txt')) }
+    ? { 'AAP "Errors" page': norm(readSpec('aap-errors.txt')), 'DMC-12 "Error taxonomy" page': norm(readSpec('dmc12-errors.txt')) }
     : {};
 
   it('appear verbatim in the spec text they cite', () => {

@@ -88,7 +88,7 @@ describe('docs/protocol.md: the normative sentences', () => {
     const probed = (list: Sentence[]) => list.filter((s) => s.rules.length === 0 && s.why.startsWith('probe: ')).length;
     const unshown = (list: Sentence[]) => list.length - detected(list) - probed(list);
     const summary =
-      `**${a.length + d.length} sentences: ${a.length} in spec/aap-errors.txt, ${d.length} in spec/dmc12-errors.txt. ` +
+      `**${a.length + d.length} sentences: ${a.length} in AAP "Errors" page, ${d.length} in DMC-12 "Error taxonomy" page. ` +
       `${detected(a) + detected(d)} are detected by a checker rule (${detected(a)} + ${detected(d)}); ` +
       `${a.length + d.length - detected(a) - detected(d)} are not visible in a single response (${a.length - detected(a)} + ${d.length - detected(d)}): ` +
       `${probed(a) + probed(d)} are exercised by a probe case (${probed(a)} + ${probed(d)}), which sees several responses and knows what it sent, ` +

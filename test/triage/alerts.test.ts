@@ -2,14 +2,15 @@
 // alert. The storm's `cause` is read defensively (storm detection adds it; without it an episode
 // is a client storm), a labelled client shows its label, and endsAt says firing or resolved.
 import { describe, expect, it } from 'vitest';
-import { issueAlert, stormAlert, stormCause, type AlertContext, type Issue, type StormEpisode } from '../../src/triage/index.js';
+import { issueAlert, stormAlert, type AlertContext, type Issue, type StormEpisode } from '../../src/triage/index.js';
 
 const START = Date.UTC(2026, 10, 30, 10, 0, 0);
 const MIN = 60_000;
 const CLIENT = 'stormClientAAAAAAAAAAA';
 
-const storm = (over: Partial<StormEpisode> & { cause?: string } = {}): StormEpisode =>
+const storm = (over: Partial<StormEpisode> = {}): StormEpisode =>
   ({
+    cause: 'client',
     id: 'storm-20261130T1000Z-0a1b2c3d',
     client: CLIENT,
     start: START,
@@ -43,11 +44,7 @@ const ctx = (now: number, over: Partial<AlertContext> = {}): AlertContext => ({
 });
 
 describe('stormAlert', () => {
-  it('reads cause defensively: missing or unknown is a client storm, dealer is a dealer-side episode with its own name and severity', () => {
-    expect(stormCause({})).toBe('client');
-    expect(stormCause({ cause: 'client' })).toBe('client');
-    expect(stormCause({ cause: 'nonsense' })).toBe('client');
-    expect(stormCause({ cause: 'dealer' })).toBe('dealer');
+  it('names a client storm and a dealer-side episode apart, each with its own severity', () => {
     const client = stormAlert(storm(), ['dealer-a'], ctx(START + 6 * MIN));
     expect(client.labels).toEqual({ alertname: 'AapTriageClientRetryStorm', severity: 'warning', service: 'dealer-a', storm_id: 'storm-20261130T1000Z-0a1b2c3d', client: 'stormCli' });
     const dealer = stormAlert(storm({ cause: 'dealer' }), ['dealer-a'], ctx(START + 6 * MIN));

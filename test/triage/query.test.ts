@@ -65,9 +65,33 @@ describe('compileQuery', () => {
       pseudonymizer: { client: (v) => `P(${v})`, subject: (v) => v, idempotency: (v) => v },
     });
     expect(c.where).toBe(
-      "occurred_at >= ? AND occurred_at < ? AND code IN (?) AND skill IN (?) AND (client IS NULL OR NOT client IN (?,?))",
+      "occurred_at >= ? AND occurred_at < ? AND code IN (?) AND skill IN (?) AND (client IS NULL OR NOT client IN (?,?)) AND origin IS NULL",
     );
     expect(c.params).toEqual([T0 - 3_600_000, T0 + 1, "X');", '%_\\', 'abc', 'P(abc)']);
+  });
+
+  it('reads single-quoted values as double-quoted ones, where a value starts and a closing quote follows (issue 28)', () => {
+    for (const [single, double] of [
+      ["code:'RATE_LIMITED'", 'code:"RATE_LIMITED"'],
+      ["skill:'lead.submit' -code:'A B'", 'skill:"lead.submit" -code:"A B"'],
+      ["'RATE LIMITED'", '"RATE LIMITED"'],
+    ]) {
+      expect(parseQuery(single!).terms.map(({ token: _t, ...t }) => t), single).toEqual(parseQuery(double!).terms.map(({ token: _t, ...t }) => t));
+    }
+    // Inside one kind of quote the other is a plain character.
+    expect(parseQuery(`skill:'say "hi"' skill:"it's"`).terms.map((t) => t.values)).toEqual([['say "hi"'], ["it's"]]);
+    // Elsewhere a single quote is a plain character.
+    expect(parseQuery("it's").terms.map((t) => t.values)).toEqual([["it's"]]);
+    expect(parseQuery("' OR 1=1").terms.map((t) => t.values)).toEqual([["'"], ['OR'], ['1=1']]);
+  });
+
+  it('keeps buyer calls only unless the query names an origin or the caller includes the probe (issue 28)', () => {
+    expect(compileQuery(parseQuery('code:X'), ctx).where).toMatch(/ AND origin IS NULL$/);
+    expect(compileQuery(parseQuery('code:X'), { ...ctx, includeProbe: true }).where).not.toContain('origin');
+    expect(compileQuery(parseQuery('origin:probe'), ctx).where).toBe("occurred_at >= ? AND occurred_at < ? AND (origin = 'probe')");
+    expect(compileQuery(parseQuery('origin:any'), ctx).where).toBe('occurred_at >= ? AND occurred_at < ? AND (1 = 1)');
+    expect(compileQuery(parseQuery('origin:buyer,probe'), ctx).where).toBe("occurred_at >= ? AND occurred_at < ? AND (origin = 'probe' OR origin IS NULL)");
+    expect(() => parseQuery('origin:crawler')).toThrow(/origin must be one of probe, buyer, any/);
   });
 
   it('escapes LIKE wildcards in bare words', () => {

@@ -3,6 +3,7 @@
  * count, clients, first/last seen, trend, retryable and state; sort keys; Enter lists an
  * issue's errors and Esc comes back. Real App, real triage functions, a seeded SQLite file.
  */
+import { stripVTControlCharacters } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/audit/issue-key.js';
@@ -41,13 +42,23 @@ function addHistory(path: string, base: number): void {
 }
 
 describe('Issues view', () => {
+  it('says it is loading until the store answers, never a false "no issues" (issue 28)', async () => {
+    const ui = renderApp(s, { view: 'issues', columns: 120, rows: 30 });
+    const first = stripVTControlCharacters(ui.frames()[0] ?? '');
+    expect(first).toContain('loading… (reading the audit store)');
+    expect(first).not.toMatch(/no issues|regressed: back after/);
+    await settle();
+    expect(ui.frame()).toMatch(/issues 1–\d+ of \d+/);
+    ui.close();
+  });
+
   it('groups the errors into issues, busiest first, with count, clients, first/last seen, trend, retryable and state', async () => {
     addHistory(s.path, s.facts.base);
     const ui = renderApp(s, { view: 'issues', columns: 160, rows: 30 });
     await settle();
     const f = ui.frame();
     expect(f).toContain('[issues]');
-    expect(f).toMatch(/ state +count↓ +clients +code +retry +last +first +trend +where +issue/);
+    expect(f).toMatch(/ state +count↓ +clients +code +retry +where +last +first +trend +issue/);
     const rows = issueRows(f);
     expect(rows.map((r) => r.split(/\s+/).slice(1, 5))).toEqual([
       ['new', '100', '1', 'SCHEMA_VALIDATION_FAILED'],
@@ -58,8 +69,8 @@ describe('Issues view', () => {
       ['new', '1', '1', 'VEHICLE_NOT_FOUND'],
     ]);
     // Client B's storm: first and last seen in the window, UTC; retryable=false; a trend drawn.
-    expect(rows[0]).toMatch(/SCHEMA_VALIDATION_FAILED +no +01:34:47 01:30:00 +[▁▂▃▄▅▆▇█ ]*█/);
-    expect(rows[1]).toMatch(/RATE_LIMITED +yes /);
+    expect(rows[0]).toMatch(/SCHEMA_VALIDATION_FAILED +no +lead\.submit · \S+ \(aap\) +01:34:47 01:30:00 +[▁▂▃▄▅▆▇█ ]*█/);
+    expect(rows[1]).toMatch(/RATE_LIMITED +yes +search_inventory · /);
     expect(f).toContain('issues 1–6 of 6 · sort: couNt First Last · trend 3m/cell · regressed: back after 6h00m quiet');
     ui.close();
   });

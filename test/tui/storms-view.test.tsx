@@ -20,9 +20,9 @@ describe('Storms view', () => {
     const rows = stormRows(f);
     expect(rows).toHaveLength(2);
     // Client C: 3 minutes from 01:48, 36 retries of 45 calls (80.0 %); per minute 12 retries → a flat full sparkline.
-    expect(rows[0]).toMatch(/^› 11-30 01:48 +3m cliCCCCC ███ +80\.0% +36 RATE_LIMITED +IRA×36 NB×36 +search_inventory/);
+    expect(rows[0]).toMatch(/^› 11-30 01:48 client +3m cliCCCCC ███ +80\.0% +36 RATE_LIMITED +IRA×36 NB×36 +search_inventory/);
     // Client B: 5 minutes from 01:30, 75 retries of 100 calls (75.0 %).
-    expect(rows[1]).toMatch(/^ {2}11-30 01:30 +5m cliBBBBB █████ +75\.0% +75 SCHEMA_VALIDATION_FAILED +RNR×75 +lead\.submit/);
+    expect(rows[1]).toMatch(/^ {2}11-30 01:30 client +5m cliBBBBB █████ +75\.0% +75 SCHEMA_VALIDATION_FAILED +RNR×75 +lead\.submit/);
     expect(f).toContain('storms 1–2 of 2');
     ui.close();
   });
@@ -81,7 +81,7 @@ describe('Storms view', () => {
     await ui.press(KEY.tab);
     const f = ui.frame();
     const header = f.split('\n').find((l) => l.includes('client') && l.includes('skills')) ?? '';
-    expect(header).toMatch(/^ {2}start +length client +shape +ratio retries codes +flags +skills$/);
+    expect(header).toMatch(/^ {2}start +cause +length client +shape +ratio retries codes +flags +skills$/);
     expect(header).not.toMatch(/\bfor\b/);
     // The longest series is client B's 5 minutes: the sparkline column is 5 cells wide, not 20.
     expect(header).toContain('shape  ratio');

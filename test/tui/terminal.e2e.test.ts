@@ -8,12 +8,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_INTERACTIVE_MESSAGE } from '../../src/tui/interactive.js';
+import { invocationOf } from '../../src/cli/invocation.js';
+import { notInteractiveMessage } from '../../src/tui/interactive.js';
 import { seedTuiDb, type SeedFacts } from './helpers/seed.js';
 import { haveTmux, killTmuxServer, TmuxSession } from './helpers/tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'bin/aap-triage.js');
+/** The refusal as the CLI prints it: its hints name the program the way it was started (issue 28). */
+const NOT_INTERACTIVE_MESSAGE = notInteractiveMessage(invocationOf(CLI, process.env));
 const tmux = haveTmux();
 
 let dir: string;

@@ -174,6 +174,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   // the summary from the rows already stored (pg/issue-hours.ts PG_ISSUE_HOURS_REBUILD_SQL over all
   // time). SQLite's migration 5 changes nothing: its writer kept the summary since migration 4.
   PG_ISSUE_HOURS_REBUILD_SQL.map((sql) => sql.replace(/\$1/g, String(Number.MIN_SAFE_INTEGER)).replace(/\$2/g, String(Number.MAX_SAFE_INTEGER))).join(';\n'),
+  // 6: `origin` ('probe' for aap-triage probe calls, else NULL; see schema.ts migration 6).
+  `
+  ALTER TABLE error_events ADD COLUMN origin ${T};
+  CREATE INDEX error_events_origin_time ON error_events (occurred_at) WHERE origin IS NOT NULL;
+  `,
 ];
 
 /** Schema version of a fully migrated PostgreSQL store. */

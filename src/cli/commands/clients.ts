@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
 import { formatUtc, listClients, resolveClient, type ClientRef } from '../../triage/index.js';
+import { closestClients, isKnownClient } from '../../triage/clients.js';
 import { labelClientInStore, labelNameProblem, unlabelClientInStore } from '../../triage/store.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, toCliError, type CommandContext, type CommandModule } from '../context.js';
 import { percent, table } from '../format.js';
@@ -65,6 +66,7 @@ export const clientsCommand: CommandModule = {
       .argument('<client>', 'the API key (needs the pseudonymisation key), the pseudonym, or its first 6+ characters as the views show it')
       .argument('<name>', 'the partner name, e.g. "Acme Motors"')
       .option('--contact <email>', "the partner's support address, one address (drafts of its storms are addressed to it)")
+      .option('--force', 'label a pseudonym the store does not know yet (no traffic, errors or label): a partner before its first call')
       .action(async (value: string, name: string, _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
         const problem = labelNameProblem(name);
@@ -79,6 +81,17 @@ export const clientsCommand: CommandModule = {
           }
         }
         const { client, ref } = await clientOf(ctx, cmd, value);
+        // A typo would label a client nobody is (and drafts would greet it): refuse what the
+        // store does not know, with the nearest it does, unless --force (a partner still to call).
+        const db = await ctx.openDb(cmd);
+        if (g['force'] !== true && !(await isKnownClient(db, client, ctx.now()))) {
+          const near = await closestClients(db, value, 3, ctx.now());
+          throw new CliError(
+            `'${value}' names no client with traffic, errors or a label in this store${near.length ? ` (closest known: ${near.join(', ')})` : ''}`,
+            'check the pseudonym in `clients`, or add --force to label a client before its first call',
+            EXIT.USAGE,
+          );
+        }
         const path = ctx.storePath(cmd);
         ctx.close(); // the label is written on a read-write connection of its own
         let label;

@@ -39,7 +39,7 @@ export const demoCommand: CommandModule = {
         if (!ctx.color(cmd)) process.env['FORCE_COLOR'] = '0';
         const { runDemoCommand } = await import('../../demo/command.js');
         ctx.exitCode = await runDemoCommand(
-          { durationMs, keepServing: opts.keepServing ?? false, seed: Number(opts.seed), ...(db !== undefined ? { db } : {}) },
+          { durationMs, keepServing: opts.keepServing ?? false, seed: Number(opts.seed), invocation: ctx.invocation, ...(db !== undefined ? { db } : {}) },
           { stdout: ctx.io.stdout as DemoIo['stdout'], stderr: ctx.io.stderr as DemoIo['stderr'], stdin: process.stdin, env: ctx.io.env },
         );
       });

@@ -12,6 +12,7 @@ export const issuesCommand: CommandModule = {
       .command('issues')
       .description('errors grouped into issues (service, protocol, skill or method, code, violation shape) over the window (default 24 h)')
       .argument('[query...]', 'optional query words to narrow the errors grouped (reads the rows instead of the hourly summary)')
+      .option('--include-probe', 'include the calls of aap-triage probe (left out by default; or the query term origin:probe)')
       .option('--sort <order>', `${ISSUE_SORTS.join(' | ')} (newest first for the times)`, 'count')
       .allowUnknownOption(true)
       .addHelpText(
@@ -33,6 +34,7 @@ export const issuesCommand: CommandModule = {
           limit: ctx.limit(cmd, 1000),
           now: ctx.now(),
           pseudonymizer: pseudonymizerFor(ctx, cmd, query),
+          includeProbe: g['includeProbe'] === true,
         }));
         if (g.json) {
           ctx.json(list);

@@ -13,13 +13,15 @@ export const searchCommand: CommandModule = {
       .description('errors matching a query, newest first (default window: the last 24 h)')
       .argument('[query...]', 'query words, e.g. code:RATE_LIMITED skill:lead.submit since:1h -protocol:a2a')
       .option('--offset <n>', 'skip the first n rows (paging)', '0')
+      .option('--include-probe', 'include the calls of aap-triage probe (left out by default; or the query term origin:probe)')
       .option('--histogram', 'print errors per minute (retryable / terminal) instead of rows')
       .allowUnknownOption(true)
       .addHelpText(
         'after',
         '\nQuery fields: code skill|tool method protocol service retryable attempt flag trace client subject\n' +
-          'idempotency fingerprint id http jsonrpc since until. Bare words match code, skill or method.\n' +
-          '-field:value excludes; field:A,B matches any; attempt:>2. Exit 0 even when nothing matches.',
+          'idempotency fingerprint id http jsonrpc issue origin since until. Bare words match code, skill or method.\n' +
+          '-field:value excludes; field:A,B matches any; attempt:>2; values in double or single quotes.\n' +
+          'Calls of aap-triage probe are left out unless --include-probe or origin:probe|any. Exit 0 even when nothing matches.',
       )
       .action(async (words: string[], _opts: unknown, cmd: Command) => {
         const query: Query = queryFromWords(words);
@@ -27,7 +29,7 @@ export const searchCommand: CommandModule = {
         if (!/^\d{1,12}$/.test(String(g['offset']))) throw new CliError(`--offset must be a non-negative integer, got '${String(g['offset'])}'`, 'e.g. --offset 50', EXIT.USAGE);
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const db = await ctx.openDb(cmd);
-        const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
+        const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query), includeProbe: g['includeProbe'] === true };
         if (g['histogram']) {
           const h = await errorHistogram(db, query, window, options);
           if (g.json) ctx.json(h);

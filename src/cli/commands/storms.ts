@@ -16,7 +16,8 @@ export const stormsCommand: CommandModule = {
   register(program: Command, ctx: CommandContext) {
     program
       .command('storms')
-      .description('retry-storm episodes per client over the window (default 24 h), newest first')
+      .description('retry-storm episodes per client over the window (default 24 h), newest first; CAUSE client = a client storm, dealer = retries of retryable dealer faults as the policy allows')
+      .option('--include-probe', 'include the calls of aap-triage probe (left out by default; or the query term origin:probe)')
       .option('--retry-ratio <fraction>', `retry ratio over which a minute is stormy (default ${STORM_DEFAULTS.retryRatio})`)
       .option('--min-retries <n>', `retries a minute needed with it (default ${STORM_DEFAULTS.minRetriesPerMinute})`)
       .option('--amplification <x>', `attempts ÷ distinct requests held ${STORM_DEFAULTS.amplificationMinutes} minutes (default ${STORM_DEFAULTS.amplification})`)
@@ -31,7 +32,7 @@ export const stormsCommand: CommandModule = {
         if (amp !== undefined) thresholds.amplification = amp;
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const db = (await ctx.openDb(cmd));
-        const storms = (await findStorms(db, window, { thresholds })).slice(0, ctx.limit(cmd, 1000));
+        const storms = (await findStorms(db, window, { thresholds, includeProbe: g['includeProbe'] === true })).slice(0, ctx.limit(cmd, 1000));
         const labels = (await loadClientLabels(db));
         if (g.json) {
           ctx.json(storms.map((s) => ({ ...s, clientLabel: labels.get(s.client) ?? null })));
@@ -48,9 +49,10 @@ export const stormsCommand: CommandModule = {
             .join(',') || '-';
         ctx.out(
           table(
-            ['ID', 'START (UTC)', 'LENGTH', 'CLIENT', 'SKILLS', 'CODES', 'CALLS', 'ERRORS', 'RETRIES', 'RATIO', 'PEAK/MIN', 'FLAGS', 'SHAPE'],
+            ['ID', 'CAUSE', 'START (UTC)', 'LENGTH', 'CLIENT', 'SKILLS', 'CODES', 'CALLS', 'ERRORS', 'RETRIES', 'RATIO', 'PEAK/MIN', 'FLAGS', 'SHAPE'],
             storms.map((s) => [
               s.id,
+              s.cause,
               formatUtcMinute(s.start),
               formatDuration(s.end - s.start),
               clientText(s.client, labels),

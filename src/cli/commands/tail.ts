@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadClientLabels, nextErrors, searchErrors, tailCursor } from '../../triage/index.js';
 import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
-import { errorCells, ERROR_HEADERS, fixedRow } from '../format.js';
+import { errorCells, ERROR_HEADERS, fixedRow, streamWidths } from '../format.js';
 import { pseudonymizerFor, queryFromWords } from '../query-args.js';
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -40,12 +40,14 @@ export const tailCommand: CommandModule = {
         const db = await ctx.openDb(cmd);
         const options = { now: ctx.now(), pseudonymizer: pseudonymizerFor(ctx, cmd, query) };
         const labels = (await loadClientLabels(db));
+        // Widths fixed up front from every value a column can hold: later rows never shift it.
+        const widths = streamWidths(labels);
         const print = (rows: Awaited<ReturnType<typeof searchErrors>>['rows']): void => {
-          for (const r of rows) ctx.out(g.json ? JSON.stringify(r) : fixedRow(errorCells(r, labels)));
+          for (const r of rows) ctx.out(g.json ? JSON.stringify(r) : fixedRow(errorCells(r, labels), widths));
         };
         const now = ctx.now();
         const first = lines > 0 ? (await searchErrors(db, query, { since: 0, until: now + 1 }, { ...options, limit: lines, skipTotal: true })).rows.reverse() : [];
-        if (!g.json) ctx.out(fixedRow(ERROR_HEADERS));
+        if (!g.json) ctx.out(fixedRow(ERROR_HEADERS, widths));
         print(first);
         // Mark what is already there (the lookback and any future-stamped rows) as seen, page by page.
         let mark = await nextErrors(db, query, tailCursor(now), { ...options, limit: 100_000 });

@@ -10,10 +10,10 @@ import { CliError, EXIT, type CommandContext, type CommandModule } from '../cont
 export async function runTuiFromCli(cmd: Command, ctx: CommandContext, extra: { query?: string; view?: 'errors' | 'storms' } = {}): Promise<void> {
   // ink's chalk reads FORCE_COLOR when the UI is first loaded (just below): 0 turns colour off.
   if (!ctx.color(cmd)) process.env['FORCE_COLOR'] = '0';
-  const { runTui, interactiveProblem, NOT_INTERACTIVE_MESSAGE } = await import('../../tui/index.js');
+  const { runTui, interactiveProblem, notInteractiveMessage } = await import('../../tui/index.js');
   // Refuse before touching the database or the key, so a pipe gets the one line and exit 2.
   if (interactiveProblem(process.stdin, process.stdout, ctx.io.env) !== null) {
-    ctx.io.stderr.write(NOT_INTERACTIVE_MESSAGE + '\n');
+    ctx.io.stderr.write(notInteractiveMessage(ctx.invocation) + '\n');
     ctx.exitCode = EXIT.USAGE;
     return;
   }

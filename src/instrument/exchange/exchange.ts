@@ -25,6 +25,7 @@ import type { ResponseTapHandlers } from '../taps/response-tap.js';
 import { complete, completeBody } from './complete.js';
 import type { CompleteContext, ReplyTarget } from './complete.js';
 import { SseAnswers, callStates, callState, clientOf, countCapped, headerAttempt, learnCard, requestPath } from './exchange-utils.js';
+import { requestOrigin } from './origin.js';
 import { pair } from './pair.js';
 import type { Answer } from './pair.js';
 import { record } from './record.js';
@@ -202,7 +203,7 @@ export class Exchange implements ResponseTapHandlers {
     const calls = this.ensureCalls();
     const status = this.res.statusCode;
     const paired = pair(calls, this.answers, { status, batch: this.batch, post: this.req.method === 'POST' });
-    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: clientOf(this.core, this.req), attemptHeader: headerAttempt(this.req), seen: paired.length > 1 ? new Map() : null };
+    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: clientOf(this.core, this.req), attemptHeader: headerAttempt(this.req), origin: requestOrigin(this.req.headers), seen: paired.length > 1 ? new Map() : null };
     const records: CallRecord[] = [];
     let capped: CappedErrors | null = null;
     for (const p of paired) {

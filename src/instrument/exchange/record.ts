@@ -10,7 +10,7 @@
  */
 import { sanitizePointer } from '../../audit/sanitize.js';
 import { callProtocol, httpStatusError, ownToken, PROTOCOL_VERSION_OF_FORM, skillData, withDmc12ServerCode } from '../../protocol/call-shape.js';
-import type { ErrorEvent, RetryFlag, Violation } from '../../protocol/error-event.js';
+import type { ErrorEvent, EventOrigin, RetryFlag, Violation } from '../../protocol/error-event.js';
 import { mintErrorId } from '../../protocol/error-id.js';
 import { isObject, own } from '../../protocol/extract.js';
 import type { RequestCall } from '../../protocol/parse-request.js';
@@ -54,6 +54,8 @@ export interface ExchangeFacts {
   attemptHeader: number | null;
   /** Attempt per tracker key already recorded in this exchange (batches only): calls of one batch are not retries of each other. */
   seen: Map<number, Attempt> | null;
+  /** `probe` for a call of `aap-triage probe` (origin.ts), else null: not tracked as a retry, not counted as traffic. */
+  origin: EventOrigin | null;
 }
 
 /** What recording needs of the core: settings, pseudonyms, the tracker and the error-id memory. */
@@ -100,7 +102,8 @@ export function record(input: RecordInput, x: ExchangeFacts, ctx: RecordContext)
   const data = call && audited ? skillData(call) : null;
   const idemRaw = ownToken(data, 'idempotency_key');
   let trackKey: number | null = null;
-  if (audited) {
+  // A probe resends near-identical bad requests on purpose: they are not a client's retries.
+  if (audited && x.origin === null) {
     try {
       if (idemRaw) trackKey = idempotencyKey(idemRaw, x.client, input.batchOf);
       else if (call && call.method !== null) trackKey = callKey(call.method, rawSkill, call.params, x.client, input.batchOf);
@@ -126,6 +129,7 @@ export function record(input: RecordInput, x: ExchangeFacts, ctx: RecordContext)
     protocol: error?.protocol ?? callProtocol(call),
     skill,
     client: x.client,
+    origin: x.origin,
     attempt,
     flags,
     startedAt: x.startedAt,
@@ -195,6 +199,7 @@ export function record(input: RecordInput, x: ExchangeFacts, ctx: RecordContext)
     conformance: r.conformance as string[],
     duration_ms: x.endedAt - x.startedAt,
     key_id: p?.keyId ?? null,
+    origin: x.origin,
   };
   if (ctx.errorIds.seen(event.error_id)) {
     // The dealer reused an error_id. Span and log keep the id the caller holds; the audit row

@@ -46,7 +46,7 @@ export class TrafficCounter {
   }
 }
 
-/** The traffic sink: every call, audited or not, counts in its minute (errors and retries too). */
+/** The traffic sink: every buyer's call, audited or not, counts in its minute (errors and retries too); a probe's does not. */
 export function trafficSink(core: TriageCore, x: ExchangeRecords): void {
-  for (const r of x.records) core.traffic.add(r.startedAt, r.skill, r.client, r.errorType !== null, r.attempt > 1);
+  for (const r of x.records) if (r.origin === null) core.traffic.add(r.startedAt, r.skill, r.client, r.errorType !== null, r.attempt > 1);
 }

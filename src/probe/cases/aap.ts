@@ -10,7 +10,7 @@ import { aapPayloadOf, describeReply, errorInfosOf, jsonrpcCodeOf, replies } fro
 import type { Findings, ProbeAnswer, ProbeCase, ProbeRequest, ProbeTarget } from '../types.js';
 import { conformanceFindings, errorMember, expectError, probeId, probeMessageId, singleReply } from './judge.js';
 
-const AAP = 'spec/aap-errors.txt';
+const AAP = 'AAP "Errors" page';
 const JSONRPC = 'JSON-RPC 2.0';
 
 /** A skill id no AAP contract defines, so a dealer must answer UNSUPPORTED_SKILL. */
@@ -130,7 +130,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'MUST',
     title: 'a call without A2A-Extensions gets a complete -32008 (URI and header name in the message, ErrorInfo with extensionUri and requiredHeader)',
-    spec: { source: `${AAP} "The activation error MUST carry recovery instructions"`, quote: 'A dealer agent MUST NOT return a bare -32008 without those message instructions and the detail object.' },
+    spec: { source: `${AAP}, "The activation error MUST carry recovery instructions"`, quote: 'A dealer agent MUST NOT return a bare -32008 without those message instructions and the detail object.' },
     safety: 'dealer.information without activation: rejected before any skill runs',
     skipReason: noRequiredExtension,
     requests: (t) => [request('no-header', headers(t, { extensions: null }), sendMessageBody('no-ext', { type: 'dealer.information.request' }))],
@@ -142,7 +142,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'MUST',
     title: "A2A-Extensions naming another URI, or the required one with a suffix, gets -32008 (the card's exact URI is required)",
     spec: {
-      source: `${AAP} "The activation error MUST carry recovery instructions"`,
+      source: `${AAP}, "The activation error MUST carry recovery instructions"`,
       quote: "The server MUST check activation before invoking AAP skill logic and reject a request whose A2A-Extensions list lacks the card's exact required URI.",
     },
     safety: 'dealer.information without the exact extension: rejected before any skill runs',
@@ -159,7 +159,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'MUST',
     title: 'without activation, an unknown skill, a schema error and a consent-less lead all get -32008, never a skill error',
     spec: {
-      source: `${AAP} "The activation error MUST carry recovery instructions"`,
+      source: `${AAP}, "The activation error MUST carry recovery instructions"`,
       quote: 'The server MUST check activation before invoking AAP skill logic',
     },
     safety: 'each request is also one skill logic must reject (unknown skill, schema error, no consent)',
@@ -183,7 +183,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'MUST',
     title: `A2A-Version ${UNSUPPORTED_VERSION} gets -32009 VersionNotSupportedError`,
     spec: {
-      source: `${AAP} "A2A protocol-level errors" (A2A §3.6.2)`,
+      source: `${AAP}, "A2A protocol-level errors" (A2A §3.6.2)`,
       quote: 'VersionNotSupportedError -32009 The A2A-Version header names a Major.Minor the interface does not serve.',
     },
     safety: 'a version no agent serves: rejected by the A2A layer',
@@ -195,7 +195,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'MUST',
     title: 'an empty A2A-Version reads as 0.3 and gets -32009 from an agent that serves only 1.x',
-    spec: { source: `${AAP} "A2A protocol-level errors" (A2A §3.6.2)`, quote: 'A2A §3.6.2 explicitly treats an empty value as 0.3, not 1.0;' },
+    spec: { source: `${AAP}, "A2A protocol-level errors" (A2A §3.6.2)`, quote: 'A2A §3.6.2 explicitly treats an empty value as 0.3, not 1.0;' },
     safety: 'a version the agent does not serve: rejected by the A2A layer',
     skipReason: (t) => (t.versions.some((v) => v.startsWith('0.3')) ? 'the agent card serves A2A 0.3, so an empty A2A-Version is valid there' : null),
     requests: (t) => [request('version-empty', headers(t, { version: '' }), sendMessageBody('version-empty', { type: 'dealer.information.request' }))],
@@ -206,7 +206,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'SHOULD',
     title: `a data part of media type ${UNSUPPORTED_MEDIA_TYPE} gets -32005 ContentTypeNotSupportedError`,
-    spec: { source: `${AAP} "A2A protocol-level errors"`, quote: 'A dealer agent that rejects on media type SHOULD use this error rather than a generic code.' },
+    spec: { source: `${AAP}, "A2A protocol-level errors"`, quote: 'A dealer agent that rejects on media type SHOULD use this error rather than a generic code.' },
     safety: 'a read-only skill (dealer.information) in a media type no dealer serves',
     requests: (t) => [request('part-media-type', headers(t), sendMessageBody('media-part', { type: 'dealer.information.request' }, { partMediaType: UNSUPPORTED_MEDIA_TYPE }))],
     judge: (answers) => answers.flatMap((a) => expectError(a, { jsonrpcCode: -32005 })),
@@ -217,7 +217,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'SHOULD',
     title: `acceptedOutputModes [${UNSUPPORTED_MEDIA_TYPE}] (nothing the agent can produce) gets -32005`,
     spec: {
-      source: `${AAP} "A2A protocol-level errors"`,
+      source: `${AAP}, "A2A protocol-level errors"`,
       quote: "ContentTypeNotSupportedError -32005 An input part's mediaType is unsupported, or none of the client's configuration.acceptedOutputModes can be produced.",
     },
     safety: 'a read-only skill (dealer.information) asking for an output mode no dealer produces',
@@ -231,7 +231,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'SHOULD',
     title: 'a body sent as Content-Type text/plain gets -32005, not a bare HTTP 415 or a generic code',
-    spec: { source: `${AAP} "A2A protocol-level errors"`, quote: 'A dealer agent that rejects on media type SHOULD use this error rather than a generic code.' },
+    spec: { source: `${AAP}, "A2A protocol-level errors"`, quote: 'A dealer agent that rejects on media type SHOULD use this error rather than a generic code.' },
     safety: 'a read-only skill (dealer.information) in the wrong HTTP media type',
     requests: (t) => [request('content-type', { ...headers(t), 'content-type': 'text/plain' }, sendMessageBody('media-http', { type: 'dealer.information.request' }))],
     judge: (answers) => answers.flatMap((a) => expectError(a, { jsonrpcCode: -32005, id: 'any' })),
@@ -301,7 +301,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'MUST',
     title: `an unknown skill (${UNKNOWN_SKILL}) gets the typed aap.error UNSUPPORTED_SKILL, not a bare -32004`,
     spec: {
-      source: `${AAP} "What dealer agents MUST and MUST NOT do"`,
+      source: `${AAP}, "What dealer agents MUST and MUST NOT do"`,
       quote: 'Dealer agents MUST return skill-level errors using this schema (typed aap.error payload), not free-text messages.',
     },
     safety: 'a skill no dealer implements',
@@ -316,7 +316,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'MUST',
     title: 'the same rejected request sent twice gets two different error_ids',
-    spec: { source: `${AAP} "Error payload shape"`, quote: 'error_id string yes Unique identifier for this error instance (UUID recommended), suitable for support correlation.' },
+    spec: { source: `${AAP}, "Error payload shape"`, quote: 'error_id string yes Unique identifier for this error instance (UUID recommended), suitable for support correlation.' },
     safety: 'judges the two answers of aap.skill.unsupported; sends nothing',
     answersOf: 'aap.skill.unsupported',
     requests: () => [],
@@ -327,7 +327,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'MUST',
     title: `an inventory.search with ${PLANTED_SCHEMA_ERRORS.length} schema errors gets SCHEMA_VALIDATION_FAILED listing every one in details.errors (and in BadRequest when sent)`,
-    spec: { source: `${AAP} "details.errors[] — all problems at once"`, quote: 'A dealer agent MUST return all currently-detectable validation errors in one response — never just the first.' },
+    spec: { source: `${AAP}, "details.errors[] — all problems at once"`, quote: 'A dealer agent MUST return all currently-detectable validation errors in one response — never just the first.' },
     safety: 'a read-only skill with an invalid payload',
     skipReason: undeclared('inventory.search'),
     requests: (t) => [request('three-errors', headers(t), sendMessageBody('schema', schemaErrorData()))],
@@ -353,7 +353,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'aap',
     level: 'SHOULD',
     title: 'the 2.0 array of that SCHEMA_VALIDATION_FAILED carries a google.rpc.BadRequest (what an SDK that keeps only the well-known details shows)',
-    spec: { source: `${AAP} "Errors"`, quote: 'Dealer agents MAY append further well-known A2A detail objects as additional entries.' },
+    spec: { source: AAP, quote: 'Dealer agents MAY append further well-known A2A detail objects as additional entries.' },
     safety: 'judges the answer of aap.validation.all-errors; sends nothing',
     answersOf: 'aap.validation.all-errors',
     skipReason: undeclared('inventory.search'),
@@ -372,7 +372,7 @@ export const AAP_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'MUST',
     title: 'a lead.submit with a customer and no consent gets CONTACT_CONSENT_REQUIRED (the request can never become a lead)',
     spec: {
-      source: `${AAP} "Per-code semantics: CONTACT_CONSENT_REQUIRED"`,
+      source: `${AAP}, "Per-code semantics: CONTACT_CONSENT_REQUIRED"`,
       quote: "Returned when a lead.submit request omits consent, or when the consent.allowed_channels[] does not include the channel the dealer's process needs to use for follow-up.",
     },
     safety: 'no consent block (no dealer may keep it), documentation-only contact data, a message saying it is a probe, a fixed idempotency_key',

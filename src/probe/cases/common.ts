@@ -9,8 +9,8 @@ import { describeReply, dmc12DataOf, errorIdOfReply, replies } from '../inspect.
 import type { Findings, ProbeAnswer, ProbeCase } from '../types.js';
 import { CROSS_CUTTING_RULES, ruleFindings } from './judge.js';
 
-const AAP = 'spec/aap-errors.txt';
-const DMC = 'spec/dmc12-errors.txt';
+const AAP = 'AAP "Errors" page';
+const DMC = 'DMC-12 "Error taxonomy" page';
 
 const where = (a: ProbeAnswer): string => `${a.caseId}/${a.request.label}`;
 
@@ -24,7 +24,7 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'all',
     level: 'MUST',
     title: 'no answer carries a stack trace (error.message, the aap.error or DMC-12 message, or a non-JSON error page)',
-    spec: { source: `${AAP} "What dealer agents MUST and MUST NOT do"`, quote: 'Dealer agents MUST NOT leak internal stack traces in message.' },
+    spec: { source: `${AAP}, "What dealer agents MUST and MUST NOT do"`, quote: 'Dealer agents MUST NOT leak internal stack traces in message.' },
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
@@ -40,7 +40,7 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'all',
     level: 'MUST',
     title: 'every aap.error and DMC-12 error carries retryable as a JSON boolean (not "true" or "false" strings)',
-    spec: { source: `${AAP} "What dealer agents MUST and MUST NOT do"`, quote: 'Dealer agents MUST set retryable truthfully. Buyer agents follow this signal to decide whether to retry.' },
+    spec: { source: `${AAP}, "What dealer agents MUST and MUST NOT do"`, quote: 'Dealer agents MUST set retryable truthfully. Buyer agents follow this signal to decide whether to retry.' },
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
@@ -51,7 +51,7 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'all',
     level: 'SHOULD',
     title: 'every error answer, protocol-level ones included, carries an error_id a buyer can quote',
-    spec: { source: `${AAP} "Per-code semantics: INTERNAL_ERROR"`, quote: 'Dealer agents SHOULD set error_id so support tickets can correlate to logs.' },
+    spec: { source: `${AAP}, "Per-code semantics: INTERNAL_ERROR"`, quote: 'Dealer agents SHOULD set error_id so support tickets can correlate to logs.' },
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
@@ -67,7 +67,7 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'all',
     level: 'MUST',
     title: 'no two answers share an error_id',
-    spec: { source: `${AAP} "Error payload shape"`, quote: 'error_id string yes Unique identifier for this error instance (UUID recommended), suitable for support correlation.' },
+    spec: { source: `${AAP}, "Error payload shape"`, quote: 'error_id string yes Unique identifier for this error instance (UUID recommended), suitable for support correlation.' },
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],
@@ -89,7 +89,7 @@ export const CROSS_CUTTING_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'dmc12',
     level: 'MUST',
     title: 'every DMC-12 error has the retryable its error_code fixes (true only for RATE_LIMITED, UPSTREAM_UNAVAILABLE, INTERNAL_ERROR)',
-    spec: { source: `${DMC} "The full code set (21)"`, quote: 'retryable is true only for the three transient classes.' },
+    spec: { source: `${DMC}, "The full code set (21)"`, quote: 'retryable is true only for the three transient classes.' },
     safety: 'judges every answer of the run; sends nothing',
     crossCutting: true,
     requests: () => [],

@@ -9,7 +9,7 @@ import type { Findings, ProbeCase, ProbeRequest, ProbeTarget } from '../types.js
 import { conformanceFindings, expectError, probeId, singleReply } from './judge.js';
 import { uniqueIdFindings } from './aap.js';
 
-const DMC = 'spec/dmc12-errors.txt';
+const DMC = 'DMC-12 "Error taxonomy" page';
 const JSONRPC = 'JSON-RPC 2.0';
 
 /** A VIN no vehicle has: too short, with hyphens (a VIN is 17 characters of A–Z minus I, O, Q, and digits). */
@@ -42,7 +42,7 @@ export const DMC12_CASES: readonly ProbeCase[] = Object.freeze([
     level: 'MUST',
     title: `a malformed VIN (${MALFORMED_VIN}) gets VALIDATION_FAILED inside the result envelope (HTTP 200): error_code, retryable, error_id, the legacy error string, _metadata.trace_id`,
     spec: {
-      source: `${DMC} "Error taxonomy"`,
+      source: `${DMC}, "Error taxonomy"`,
       quote:
         'As of DMC-12 v0.3 every error payload carries a stable error_code, a retryable flag, and a correlation error_id — layered over the legacy error string, which is preserved byte-identically.',
     },
@@ -71,7 +71,7 @@ export const DMC12_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'dmc12',
     level: 'MUST',
     title: 'the same rejected call sent twice gets two different error_ids',
-    spec: { source: `${DMC} "The envelope"`, quote: 'error_id ↔ audit row error_id correlates 1:1 to an audit_log row; _metadata.trace_id correlates the whole call.' },
+    spec: { source: `${DMC}, "The envelope"`, quote: 'error_id ↔ audit row error_id correlates 1:1 to an audit_log row; _metadata.trace_id correlates the whole call.' },
     safety: 'judges the two answers of dmc12.validation.malformed-vin; sends nothing',
     answersOf: 'dmc12.validation.malformed-vin',
     skipReason: needsVinTool,
@@ -83,7 +83,7 @@ export const DMC12_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'dmc12',
     level: 'MUST',
     title: 'a call without a bearer token gets JSON-RPC -32001 with HTTP 401, not the data.error envelope',
-    spec: { source: `${DMC} "Auth failures are different"`, quote: 'A bad/expired/wrong-audience bearer token returns JSON-RPC error -32001 with HTTP 401 — not the data.error envelope.' },
+    spec: { source: `${DMC}, "Auth failures are different"`, quote: 'A bad/expired/wrong-audience bearer token returns JSON-RPC error -32001 with HTTP 401 — not the data.error envelope.' },
     safety: 'no credential, and a VIN that cannot exist',
     requests: (t) => [request('no-token', vinCall(t, 'no-token'), 'none')],
     judge: (answers) => answers.flatMap((a) => expectError(a, { jsonrpcCode: -32001, httpStatus: 401 })),
@@ -93,7 +93,7 @@ export const DMC12_CASES: readonly ProbeCase[] = Object.freeze([
     family: 'dmc12',
     level: 'MUST',
     title: 'a call with an unknown bearer token gets JSON-RPC -32001 with HTTP 401',
-    spec: { source: `${DMC} "Auth failures are different"`, quote: 'A bad/expired/wrong-audience bearer token returns JSON-RPC error -32001 with HTTP 401 — not the data.error envelope.' },
+    spec: { source: `${DMC}, "Auth failures are different"`, quote: 'A bad/expired/wrong-audience bearer token returns JSON-RPC error -32001 with HTTP 401 — not the data.error envelope.' },
     safety: 'a token no agent issued, and a VIN that cannot exist',
     requests: (t) => [request('invalid-token', vinCall(t, 'bad-token'), 'invalid')],
     judge: (answers) => answers.flatMap((a) => expectError(a, { jsonrpcCode: -32001, httpStatus: 401 })),

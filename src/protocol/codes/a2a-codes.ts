@@ -18,7 +18,7 @@ export type A2AReason =
   | 'VERSION_NOT_SUPPORTED';
 
 const A2A = 'A2A v1.0 §9.5 error codes';
-const AAP_A2A = 'spec/aap-errors.txt "A2A protocol-level errors"';
+const AAP_A2A = 'AAP "Errors" page, "A2A protocol-level errors"';
 
 /** The A2A protocol error table, keyed by reason. Frozen data. */
 export const A2A_ERRORS: Readonly<Record<A2AReason, A2AErrorInfo>> = Object.freeze({
@@ -125,7 +125,7 @@ export const TASK_FAILED_INFO: CodeInfo = Object.freeze({
   jsonrpcCode: null,
   retryable: false,
   clientAction: 'Surface to the operator: the dealer hid a failure as a failed task; retryability is unknown.',
-  specSection: 'spec/aap-errors.txt "What dealer agents MUST and MUST NOT do" (skill errors MUST use aap.error)',
+  specSection: 'AAP "Errors" page, "What dealer agents MUST and MUST NOT do" (skill errors MUST use aap.error)',
 });
 
 /**
@@ -139,7 +139,7 @@ export const TASK_REJECTED_INFO: CodeInfo = Object.freeze({
   jsonrpcCode: null,
   retryable: false,
   clientAction: 'Surface to the operator: the dealer rejected the task without saying why; do not retry as is.',
-  specSection: 'spec/aap-errors.txt "What dealer agents MUST and MUST NOT do" (skill errors MUST use aap.error)',
+  specSection: 'AAP "Errors" page, "What dealer agents MUST and MUST NOT do" (skill errors MUST use aap.error)',
 });
 
 /** Type guard: `reason` is a key of `A2A_ERRORS`. */

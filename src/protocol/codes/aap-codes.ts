@@ -24,7 +24,7 @@ export type AapCode =
   | 'INTERNAL_ERROR'
   | 'AUTH_REQUIRED';
 
-const TABLE = 'spec/aap-errors.txt "Error code reference"';
+const TABLE = 'AAP "Errors" page, "Error code reference"';
 const perCode = (code: string): string => `${TABLE}; "Per-code semantics: ${code}"`;
 
 /** The AAP code table, keyed by code. Frozen data. */
@@ -181,7 +181,7 @@ export const AAP_CODES: Readonly<Record<AapCode, AapCodeInfo>> = Object.freeze({
     releasedJsonrpcCode: -32000,
     retryable: false,
     clientAction: 'Check credentials and scopes; the dealer runs a v0.1 contract, surface to the operator.',
-    specSection: 'reference/aap-schemas/v0.1/error.schema.json "code" enum (legacy)',
+    specSection: 'AAP v0.1 error schema (error.schema.json), "code" enum (legacy)',
     legacy: true,
     validation: false,
   },

@@ -24,8 +24,8 @@ export type Dmc12Code =
   | 'UPSTREAM_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
-const SET = 'spec/dmc12-errors.txt "The full code set (21)"';
-const BRANCH = 'spec/dmc12-errors.txt "Recommended client branching"';
+const SET = 'DMC-12 "Error taxonomy" page, "The full code set (21)"';
+const BRANCH = 'DMC-12 "Error taxonomy" page, "Recommended client branching"';
 const SURFACE = 'Surface to the operator with error_id + trace_id; do not retry as-is.';
 
 function entry(
@@ -176,7 +176,7 @@ export const DMC12_JSONRPC_ERRORS: Readonly<Record<Dmc12JsonRpcCode, CodeInfo>> 
     jsonrpcCode: -32001,
     retryable: false,
     clientAction: 'Refresh or fix the bearer token; do not retry as is.',
-    specSection: 'spec/dmc12-errors.txt "Auth failures are different"',
+    specSection: 'DMC-12 "Error taxonomy" page, "Auth failures are different"',
   }),
 } satisfies Record<Dmc12JsonRpcCode, CodeInfo>);
 

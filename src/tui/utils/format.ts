@@ -56,3 +56,6 @@ export function formatRatio(r: number): string {
 export function formatWindow(label: string, w: ResolvedWindow): string {
   return `${label} (${formatTime(w.since)} → ${formatClock(w.until)} UTC)`;
 }
+
+/** What a view's footer says until the store's first answer arrives (never a false "no issues"). */
+export const LOADING_TEXT = 'loading… (reading the audit store)';

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { LOADING_TEXT } from '../utils/format.js';
 import { Histogram } from '../components/Histogram.js';
 import { PromptBar } from '../components/PromptBar.js';
 import { type Column, Table } from '../components/Table.js';
@@ -103,11 +104,13 @@ export interface ErrorsViewProps {
   readonly width: number;
   /** Lines this view may use. */
   readonly height: number;
+  /** True until the first answer of the store arrives: the footer says so rather than "no errors". @default false */
+  readonly loading?: boolean;
 }
 
 /** The newest errors: filter bar, histogram per minute, the visible rows, and the row count. */
 export function ErrorsView(props: ErrorsViewProps) {
-  const { page, cursor, marks, histogram, query, filterInput, queryError, scope, width, height, showDate = true, codeWidth, sort, clientWidth } = props;
+  const { page, cursor, marks, histogram, query, filterInput, queryError, scope, width, height, showDate = true, codeWidth, sort, clientWidth, loading = false } = props;
   const { chart, rows } = errorsLayout(height);
   const shown = page.rows.slice(0, rows);
   const first = page.total === 0 ? 0 : page.offset + 1;
@@ -138,7 +141,7 @@ export function ErrorsView(props: ErrorsViewProps) {
         height={rows}
       />
       <Text color={theme.muted} wrap="truncate">
-        {fit(page.total === 0 ? `${footer} · no errors match in the window` : footer, width)}
+        {fit(loading ? LOADING_TEXT : page.total === 0 ? `${footer} · no errors match in the window` : footer, width)}
       </Text>
     </Box>
   );

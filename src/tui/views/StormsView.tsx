@@ -5,7 +5,7 @@ import type { StormView } from '../types.js';
 import { cells, fit } from '../utils/cells.js';
 import { sparkline } from '../utils/charts.js';
 import { formatDuration } from '../../triage/time.js';
-import { formatFlagCounts, formatRatio, formatTime } from '../utils/format.js';
+import { formatFlagCounts, formatRatio, formatTime, LOADING_TEXT } from '../utils/format.js';
 
 /** Table rows the Storms view shows in `height` lines (header and footer take two). */
 export function stormsLayout(height: number): { rows: number } {
@@ -27,6 +27,8 @@ export interface StormColumn extends Column<StormView> {
  */
 export const STORM_COLUMNS: readonly StormColumn[] = [
   { title: 'start', min: 11, value: (s) => formatTime(s.start).slice(0, 11) },
+  // Who the episode blames: a client storm, or a dealer-side episode (retries the policy allows).
+  { title: 'cause', min: 6, value: (s) => s.cause, color: (s) => (s.cause === 'dealer' ? theme.muted : theme.flag) },
   // Named like the CLI's `storms` column.
   { title: 'length', min: 6, align: 'right', value: (s) => formatDuration(s.end - s.start) },
   { title: 'client', min: 8, max: 28, value: (s) => s.client_shown, color: () => theme.muted },
@@ -41,7 +43,8 @@ export const STORM_COLUMNS: readonly StormColumn[] = [
   },
   { title: 'ratio', min: 6, align: 'right', value: (s) => formatRatio(s.ratio) },
   { title: 'retries', min: 7, align: 'right', value: (s) => String(s.retries) },
-  { title: 'codes', min: 12, max: 30, value: (s) => s.codes.join(','), color: () => theme.terminal },
+  // As wide as the episode's codes need (stormColumns caps it at the widest): a cut code reads as another.
+  { title: 'codes', min: 12, max: 96, value: (s) => s.codes.join(','), color: () => theme.terminal },
   { title: 'flags', min: 8, max: 30, value: (s) => formatFlagCounts(s.flags), color: () => theme.flag },
   // 16 cells hold a whole dotted skill name (`search_inventory`, `lead.submit`) on a 120-column terminal.
   { title: 'skills', min: 16, max: 40, value: (s) => s.skills.join(',') },
@@ -70,15 +73,18 @@ export interface StormsViewProps {
   readonly top: number;
   readonly width: number;
   readonly height: number;
+  /** True until the first answer of the store arrives (the footer says so). @default false */
+  readonly loading?: boolean;
 }
 
 /** Retry-storm episodes, newest first, each with a sparkline; Enter opens its errors. */
-export function StormsView({ storms, cursor, top, width, height }: StormsViewProps) {
+export function StormsView({ storms, cursor, top, width, height, loading = false }: StormsViewProps) {
   const { rows } = stormsLayout(height);
   // Widths from every storm of the window, not just the visible ones: columns stay put when scrolling.
   const shown = storms.slice(top, top + rows);
-  const footer =
-    storms.length === 0
+  const footer = loading
+    ? LOADING_TEXT
+    : storms.length === 0
       ? 'no retry storms in the window'
       : `storms ${top + 1}–${top + shown.length} of ${storms.length} · Enter: its errors · d: draft`;
   return (
