@@ -4,14 +4,17 @@
 // The dealer of bench/a2a-dealer.bench.mjs (bench/a2a-dealer-server.mjs) runs under
 // `node --predictable` (V8's deterministic mode: no concurrent compiler or GC threads) inside
 // `valgrind --tool=callgrind --separate-threads=yes --instr-atstart=no`, in two variants:
-// (a) OpenTelemetry HTTP instrumentation only, (b) the same plus aap-triage. Per load, one server
-// of each variant is started and sent `warmup` calls with counting off; then counted windows
-// alternate a, b, a, b … (`runs` of each; the server not counted waits stopped, SIGSTOP): per
-// window `callgrind_control -i on`, `calls` calls, `--dump`, `-i off`. A dump gives instructions
-// per call on the event-loop thread (the main thread's file, `-01`) and on all threads (event
-// loop, audit worker, libuv). Per window pair, (b) − (a); printed as the median (min…max) over the
-// pairs, against the budgets. Keep `calls` a multiple of the audit batch (500) so each window
-// holds whole batches. Calls are distinct, as real traffic is: each has its own messageId,
+// (a) OpenTelemetry HTTP instrumentation only, (b) the same plus aap-triage. Each run is a fresh
+// server sent the same sequence of calls: `warmup` calls with counting off, a settle pause, then
+// `callgrind_control -i on`, `calls` counted calls, a settle pause, `--dump`, `-i off`, SIGTERM.
+// Runs alternate a, b, a, b … (`runs` of each). A dump gives instructions per call on the
+// event-loop thread (the main thread's file, `-01`) and on all threads (event loop, audit worker,
+// libuv). Per run pair, (b) − (a); printed as the median (min…max) over the pairs, against the
+// budgets. Fresh processes with one call sequence make V8's work (JIT, GC points) the same from
+// run to run; counted windows taken one after another in one long-lived process moved by ±300 k
+// per call with the major GCs and compilations that fell into them. Keep `calls` a multiple of
+// the audit batch (500) so each window holds whole batches. Calls are distinct, as real traffic
+// is: each has its own messageId,
 // JSON-RPC id and search filter value (built per request by autocannon's setupRequest; its `-I`
 // id replacement is not used because it declares a 27-character id in Content-Length while
 // hyperid's ids are 23 + digits long, so such requests hang). Loads:
@@ -179,13 +182,14 @@ function readDump(prefix) {
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Starts the dealer of `mode` under callgrind (counting off) and sends it `opts.warmup` calls of
- * `load`. Returns `count()` (one counted window of `opts.calls` calls: instructions per call on
- * the event loop and on all threads) and `stop()` (SIGTERM: the server flushes its audit queue
- * and prints its AUDIT line, parsed here; null without one).
+ * One run: a fresh server of `mode` under callgrind (counting off) sent `opts.warmup` calls of
+ * `load`, then one counted window of `opts.calls` calls, then SIGTERM (the server flushes its
+ * audit queue and prints its AUDIT line). Every run sends the same sequence of calls. Returns
+ * instructions per counted call on the event loop and on all threads, and the AUDIT line (null
+ * without one).
  */
-async function startServer(mode, load) {
-  const out = join(WORK, `${load}-${mode}.out`);
+async function measure(mode, load, tag) {
+  const out = join(WORK, `${tag}.out`);
   const proc = spawn(
     'valgrind',
     ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--predictable', join(HERE, 'a2a-dealer-server.mjs'), mode],
@@ -197,48 +201,41 @@ async function startServer(mode, load) {
   let errText = '';
   proc.stdout.on('data', (c) => (text += c));
   proc.stderr.on('data', (c) => (errText = (errText + c).slice(-4000)));
+  const started = Date.now();
   for (let i = 0; !/PORT (\d+)/.test(text); i++) {
-    if (proc.exitCode !== null || i > 3000) throw new Error(`${load} ${mode}: the server did not start under valgrind within 300 s\n${errText}`);
+    if (proc.exitCode !== null || i > 3000) throw new Error(`${tag}: the server did not start under valgrind within 300 s\n${errText}`);
     await pause(100);
   }
   const port = Number(/PORT (\d+)/.exec(text)[1]);
   let sent = 0;
   const next = () => LOADS[load](sent++);
-  const t0 = Date.now();
   await send(port, opts.warmup, next);
-  const warmupS = (Date.now() - t0) / 1000;
-  // Stopped while the other variant is counted: nothing of it runs meanwhile.
-  proc.kill('SIGSTOP');
+  await pause(SETTLE_MS);
   const control = (...a) => {
     const r = spawnSync('callgrind_control', [...a, String(proc.pid)], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`callgrind_control ${a.join(' ')}: ${r.stderr || r.stdout}`);
   };
-  let dumps = 0;
+  control('-i', 'on');
+  const counted = Date.now();
+  await send(port, opts.calls, next);
+  await pause(SETTLE_MS);
+  control('--dump=counted');
+  control('-i', 'off');
+  const countedS = (Date.now() - counted) / 1000;
+  proc.kill('SIGTERM');
+  await closed;
+  live.delete(proc);
+  // Dump files: <out>.<dump number>-<thread>; the requested dump is number 1 (the one at exit,
+  // with counting off, holds nothing).
+  const { all, loop } = readDump(`${tag}.out.1-`);
+  const audit = /AUDIT (.*)/.exec(text);
   return {
-    sent: () => sent,
-    warmupS,
-    async count() {
-      proc.kill('SIGCONT');
-      await pause(SETTLE_MS);
-      control('-i', 'on');
-      const t = Date.now();
-      await send(port, opts.calls, next);
-      await pause(SETTLE_MS);
-      control('--dump=counted');
-      control('-i', 'off');
-      proc.kill('SIGSTOP');
-      // Dump files: <out>.<dump number>-<thread>; numbered from 1 in the order asked for.
-      const { all, loop } = readDump(`${load}-${mode}.out.${++dumps}-`);
-      return { all: all / opts.calls, loop: loop / opts.calls, seconds: (Date.now() - t) / 1000 };
-    },
-    async stop() {
-      proc.kill('SIGCONT');
-      proc.kill('SIGTERM');
-      await closed;
-      live.delete(proc);
-      const audit = /AUDIT (.*)/.exec(text);
-      return audit ? Object.fromEntries(audit[1].split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)])) : null;
-    },
+    all: all / opts.calls,
+    loop: loop / opts.calls,
+    seconds: (Date.now() - started) / 1000,
+    countedS,
+    sent,
+    audit: audit ? Object.fromEntries(audit[1].split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)])) : null,
   };
 }
 
@@ -256,28 +253,25 @@ console.log(`${opts.warmup} warm-up calls, then ${opts.calls} counted calls per 
 let failed = false;
 const results = [];
 for (const load of opts.loads) {
-  const servers = { otel: await startServer('otel', load), triage: await startServer('triage', load) };
-  console.log(`  ${load.padEnd(9)} warm-up: otel ${servers.otel.warmupS.toFixed(0)} s, triage ${servers.triage.warmupS.toFixed(0)} s`);
   const runs = { otel: [], triage: [] };
   for (let r = 0; r < opts.runs; r++) {
     for (const mode of ['otel', 'triage']) {
-      const m = await servers[mode].count();
+      const m = await measure(mode, load, `${load}-${mode}-${r + 1}`);
       runs[mode].push(m);
-      console.log(`  ${load.padEnd(9)} run ${r + 1} ${mode.padEnd(6)} ${(m.loop / 1000).toFixed(1).padStart(7)} k event loop, ${(m.all / 1000).toFixed(1).padStart(7)} k all threads per call  (${m.seconds.toFixed(0)} s)`);
+      let check = '';
+      if (mode === 'triage' && load !== 'success') {
+        const a = m.audit;
+        // Every call of the error loads is an error: one row each, none dropped; distinct calls are attempt 1 each.
+        const ok = a !== null && a.stored === m.sent && a.dropped === 0 && a.failed === 0 && a.gaps === 0 && (load === 'retry' || (a.maxAttempt === 1 && a.fingerprints === m.sent));
+        if (!ok && load === 'all-error') failed = true;
+        check = a
+          ? `; audit: ${a.stored} rows for ${m.sent} calls, dropped ${a.dropped}, failed ${a.failed}, gaps ${a.gaps}, ${a.fingerprints} fingerprints, max attempt ${a.maxAttempt}${ok ? ' ok' : ' — CHECK FAILED'}`
+          : '; audit: no AUDIT line — CHECK FAILED';
+      }
+      console.log(
+        `  ${load.padEnd(9)} run ${r + 1} ${mode.padEnd(6)} ${(m.loop / 1000).toFixed(1).padStart(7)} k event loop, ${(m.all / 1000).toFixed(1).padStart(7)} k all threads per call  (run ${m.seconds.toFixed(0)} s, counted ${m.countedS.toFixed(0)} s${check})`,
+      );
     }
-  }
-  await servers.otel.stop();
-  const a = await servers.triage.stop();
-  const sent = servers.triage.sent();
-  if (load !== 'success') {
-    // Every call of the error loads is an error: one row each, none dropped; distinct calls are attempt 1 each.
-    const ok = a !== null && a.stored === sent && a.dropped === 0 && a.failed === 0 && a.gaps === 0 && (load === 'retry' || (a.maxAttempt === 1 && a.fingerprints === sent));
-    if (!ok && load === 'all-error') failed = true;
-    console.log(
-      a
-        ? `  ${load.padEnd(9)} audit store: ${a.stored} rows for ${sent} calls, dropped ${a.dropped}, failed ${a.failed}, gaps ${a.gaps}, ${a.fingerprints} fingerprints, max attempt ${a.maxAttempt}${ok ? ' — ok' : ' — CHECK FAILED'}`
-        : `  ${load.padEnd(9)} audit store: no AUDIT line from the server — CHECK FAILED`,
-    );
   }
   results.push({
     load,
