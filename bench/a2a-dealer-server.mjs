@@ -20,7 +20,7 @@
 //   metrics — a no-op meter provider;  audit — `auditDb: false`;  log — `logger: false`.
 // A request whose skill data has `failInHandler: '<AAP code>'` throws AapError from the request
 // handler (the all-error load). Prints `PORT <n>` when listening; SIGUSR2 prints `CPU <µs>` (all
-// threads, process.cpuUsage); on SIGTERM it flushes and, in triage mode, prints
+// threads, process.cpuUsage), after a full GC when run with --expose-gc; on SIGTERM it flushes and, in triage mode, prints
 // `AUDIT stored=<rows> written=… dropped=… failed=… gaps=<dropped in audit_gaps> maxAttempt=…
 // fingerprints=<distinct>` before exiting.
 import { randomUUID } from 'node:crypto';
@@ -155,7 +155,10 @@ if (QUIET_TIMERS) server.keepAliveTimeout = HOUR_MS;
 
 // The bench asks for the server's own CPU time around each trial: CPU µs per request is less
 // sensitive than req/s to other load on the machine.
+// Under `--expose-gc` (bench/a2a-dealer.callgrind.mjs) it first runs a full collection, so a
+// counted window can start and end with one.
 process.on('SIGUSR2', () => {
+  globalThis.gc?.();
   const u = process.cpuUsage();
   console.log(`CPU ${u.user + u.system}`);
 });

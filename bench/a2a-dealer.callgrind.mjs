@@ -5,16 +5,19 @@
 // `node --predictable` (V8's deterministic mode: no concurrent compiler or GC threads) inside
 // `valgrind --tool=callgrind --separate-threads=yes --instr-atstart=no`, in two variants:
 // (a) OpenTelemetry HTTP instrumentation only, (b) the same plus aap-triage. Each run is a fresh
-// server sent the same sequence of calls: `warmup` calls with counting off, a settle pause, then
-// `callgrind_control -i on`, `calls` counted calls, a settle pause, `--dump`, `-i off`, SIGTERM.
-// Runs alternate a, b, a, b … (`runs` of each). A dump gives instructions per call on the
-// event-loop thread (the main thread's file, `-01`) and on all threads (event loop, audit worker,
-// libuv). Per run pair, (b) − (a); printed as the median (min…max) over the pairs, against the
-// budgets. Fresh processes with one call sequence make V8's work (JIT, GC points) the same from
-// run to run; counted windows taken one after another in one long-lived process moved by ±300 k
-// per call with the major GCs and compilations that fell into them. Keep `calls` a multiple of
-// the audit batch (500) so each window holds whole batches. Calls are distinct, as real traffic
-// is: each has its own messageId,
+// server (node --expose-gc) sent the same sequence of calls: `warmup` calls with counting off, a
+// settle pause, a full GC, `callgrind_control -i on`, `calls` counted calls, a settle pause, a
+// full GC, `--dump`, `-i off`, SIGTERM. Runs alternate a, b, a, b … (`runs` of each). A dump
+// gives instructions per call on the event-loop thread (the main thread's file, `-01`) and on all
+// threads (event loop, audit worker, libuv). Per run pair, (b) − (a); printed as the median
+// (min…max) over the pairs, against the budgets. Why the two collections: a major GC costs
+// ~100 M instructions, ~200 k per call of a 500-call window, and without them one fell into one
+// variant's window and not the other's by chance ((b) − (a) came out negative on success). Now
+// every window starts from a collected heap and ends with one collection that charges it for
+// what its own calls left in the old generation. Fresh processes with one call sequence make V8's
+// work the same from run to run (windows taken one after another in one long-lived process moved
+// by ±300 k per call). Keep `calls` a multiple of the audit batch (500) so each window holds
+// whole batches. Calls are distinct, as real traffic is: each has its own messageId,
 // JSON-RPC id and search filter value (built per request by autocannon's setupRequest; its `-I`
 // id replacement is not used because it declares a 27-character id in Content-Length while
 // hyperid's ids are 23 + digits long, so such requests hang). Loads:
@@ -192,7 +195,7 @@ async function measure(mode, load, tag) {
   const out = join(WORK, `${tag}.out`);
   const proc = spawn(
     'valgrind',
-    ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--predictable', join(HERE, 'a2a-dealer-server.mjs'), mode],
+    ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--predictable', '--expose-gc', join(HERE, 'a2a-dealer-server.mjs'), mode],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BENCH_QUIET_TIMERS: '1', BENCH_DIR: WORK } },
   );
   live.add(proc);
@@ -215,10 +218,21 @@ async function measure(mode, load, tag) {
     const r = spawnSync('callgrind_control', [...a, String(proc.pid)], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`callgrind_control ${a.join(' ')}: ${r.stderr || r.stdout}`);
   };
+  /** A full GC in the server (SIGUSR2 under --expose-gc); resolves when it has answered. */
+  const collect = async () => {
+    const before = text.length;
+    proc.kill('SIGUSR2');
+    for (let i = 0; !/CPU \d+/.test(text.slice(before)); i++) {
+      if (i > 1200) throw new Error(`${tag}: the server did not answer SIGUSR2 within 120 s`);
+      await pause(100);
+    }
+  };
+  await collect();
   control('-i', 'on');
   const counted = Date.now();
   await send(port, opts.calls, next);
   await pause(SETTLE_MS);
+  await collect();
   control('--dump=counted');
   control('-i', 'off');
   const countedS = (Date.now() - counted) / 1000;
