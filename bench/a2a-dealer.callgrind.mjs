@@ -7,17 +7,20 @@
 // (a) OpenTelemetry HTTP instrumentation only, (b) the same plus aap-triage. Each run is a fresh
 // server (node --expose-gc) sent the same sequence of calls: `warmup` calls with counting off, a
 // settle pause, a full GC, `callgrind_control -i on`, `calls` counted calls, a settle pause, a
-// full GC, `--dump`, `-i off`, SIGTERM. Runs alternate a, b, a, b … (`runs` of each). A dump
-// gives instructions per call on the event-loop thread (the main thread's file, `-01`) and on all
-// threads (event loop, audit worker, libuv). Per run pair, (b) − (a); printed as the median
-// (min…max) over the pairs, against the budgets. Why the two collections: a major GC costs
-// ~100 M instructions, ~200 k per call of a 500-call window, and without them one fell into one
-// variant's window and not the other's by chance ((b) − (a) came out negative on success). Now
-// every window starts from a collected heap and ends with one collection that charges it for
-// what its own calls left in the old generation. Fresh processes with one call sequence make V8's
-// work the same from run to run (windows taken one after another in one long-lived process moved
-// by ±300 k per call). Keep `calls` a multiple of the audit batch (500) so each window holds
-// whole batches. Calls are distinct, as real traffic is: each has its own messageId,
+// full GC, `--dump`, a second full GC, `--dump`, `-i off`, SIGTERM. Runs alternate a, b, a, b …
+// (`runs` of each). A dump gives instructions on the event-loop thread (the main thread's file,
+// `-01`) and on all threads (event loop, audit worker, libuv). Per run: (first dump − second
+// dump) / calls; per run pair, (b) − (a); printed as the median (min…max) over the pairs, against
+// the budgets. Why the collections: a major GC costs 100–130 M instructions, 200–260 k per call of
+// a 500-call window, and without them one fell into one variant's window and not the other's by
+// chance ((b) − (a) came out negative on success). Now every window starts from a collected heap
+// and ends with a collection; the second one, right after it, marks the same live heap with no
+// garbage left and is taken off, so a window is charged for collecting what its own calls left,
+// not for marking the resting heap (larger in (b), which loads more modules). Fresh processes with
+// one call sequence make V8's work the same from run to run (windows taken one after another in
+// one long-lived process moved by ±300 k per call). Keep `calls` a multiple of the audit batch
+// (500) so each window holds whole batches. Calls are distinct, as real traffic is: each has its
+// own messageId,
 // JSON-RPC id and search filter value (built per request by autocannon's setupRequest; its `-I`
 // id replacement is not used because it declares a 27-character id in Content-Length while
 // hyperid's ids are 23 + digits long, so such requests hang). Loads:
@@ -234,18 +237,27 @@ async function measure(mode, load, tag) {
   await pause(SETTLE_MS);
   await collect();
   control('--dump=counted');
+  // A second collection right after the first marks the same live heap with no garbage left:
+  // its count (dump 2) is taken off, so a window is charged for collecting what its calls left,
+  // not for marking the resting heap (larger in (b): more modules loaded).
+  await collect();
+  control('--dump=resting');
   control('-i', 'off');
   const countedS = (Date.now() - counted) / 1000;
   proc.kill('SIGTERM');
   await closed;
   live.delete(proc);
-  // Dump files: <out>.<dump number>-<thread>; the requested dump is number 1 (the one at exit,
-  // with counting off, holds nothing).
-  const { all, loop } = readDump(`${tag}.out.1-`);
+  // Dump files: <out>.<dump number>-<thread>; the requested dumps are 1 (the window) and 2 (the
+  // resting collection); the one at exit, with counting off, holds nothing.
+  const window = readDump(`${tag}.out.1-`);
+  const resting = readDump(`${tag}.out.2-`);
+  const all = window.all - resting.all;
+  const loop = window.loop - resting.loop;
   const audit = /AUDIT (.*)/.exec(text);
   return {
     all: all / opts.calls,
     loop: loop / opts.calls,
+    restingGc: resting.all / opts.calls,
     seconds: (Date.now() - started) / 1000,
     countedS,
     sent,
@@ -283,7 +295,7 @@ for (const load of opts.loads) {
           : '; audit: no AUDIT line — CHECK FAILED';
       }
       console.log(
-        `  ${load.padEnd(9)} run ${r + 1} ${mode.padEnd(6)} ${(m.loop / 1000).toFixed(1).padStart(7)} k event loop, ${(m.all / 1000).toFixed(1).padStart(7)} k all threads per call  (run ${m.seconds.toFixed(0)} s, counted ${m.countedS.toFixed(0)} s${check})`,
+        `  ${load.padEnd(9)} run ${r + 1} ${mode.padEnd(6)} ${(m.loop / 1000).toFixed(1).padStart(7)} k event loop, ${(m.all / 1000).toFixed(1).padStart(7)} k all threads per call, resting GC ${(m.restingGc / 1000).toFixed(1)} k taken off  (run ${m.seconds.toFixed(0)} s, counted ${m.countedS.toFixed(0)} s${check})`,
       );
     }
   }
