@@ -9,13 +9,20 @@
 //   triage: the same plus createTriage() mounted before the handler, auditing to a real SQLite
 //           file (worker thread) and logging its error lines to /dev/null with pino's
 //           asynchronous destination (`sync: false, minLength: 4096`, pino's setting for throughput).
+// BENCH_QUIET_TIMERS=1 (bench/a2a-dealer.callgrind.mjs): no periodic work fires while calls are
+// counted, so work on a timer is not charged ~50× per call under valgrind: span and log batches
+// go out when 512 are queued (the SDK's batch size), the metric reader exports once an hour,
+// and in triage mode the audit sink is the bench's own (`openAuditSink`: batches of 500 rows
+// handed over when full, a one-hour flush interval, no idle checkpoint) with the traffic flush
+// once an hour too; the rest is flushed at SIGTERM, after the count.
 // BENCH_OMIT (triage only, for the breakdown) leaves parts out through public options:
 //   spans   — a tracer provider whose spans are non-recording (no call spans are kept);
 //   metrics — a no-op meter provider;  audit — `auditDb: false`;  log — `logger: false`.
 // A request whose skill data has `failInHandler: '<AAP code>'` throws AapError from the request
 // handler (the all-error load). Prints `PORT <n>` when listening; SIGUSR2 prints `CPU <µs>` (all
-// threads, process.cpuUsage); on SIGTERM it flushes and, in triage mode, prints
-// `AUDIT stored=<rows> written=… dropped=… failed=… gaps=<dropped in audit_gaps>` before exiting.
+// threads, process.cpuUsage), after a full GC when run with --expose-gc; on SIGTERM it flushes and, in triage mode, prints
+// `AUDIT stored=<rows> written=… dropped=… failed=… gaps=<dropped in audit_gaps> maxAttempt=…
+// fingerprints=<distinct>` before exiting.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,12 +34,15 @@ import { BatchLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 
 const mode = process.argv[2] ?? 'otel';
+const QUIET_TIMERS = process.env.BENCH_QUIET_TIMERS === '1';
+/** The quiet timers' interval, ms: longer than any run. */
+const HOUR_MS = 3_600_000;
 const discard = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
 const discardMetrics = { ...discard, selectAggregationTemporality: () => 1 /* AggregationTemporality.CUMULATIVE */ };
 const sdk = new NodeSDK({
-  spanProcessors: [new BatchSpanProcessor(discard)],
-  logRecordProcessors: [new BatchLogRecordProcessor({ exporter: discard })],
-  metricReaders: [new PeriodicExportingMetricReader({ exporter: discardMetrics, exportIntervalMillis: 60_000 })],
+  spanProcessors: [new BatchSpanProcessor(discard, QUIET_TIMERS ? { scheduledDelayMillis: HOUR_MS } : {})],
+  logRecordProcessors: [new BatchLogRecordProcessor({ exporter: discard, ...(QUIET_TIMERS ? { scheduledDelayMillis: HOUR_MS } : {}) })],
+  metricReaders: [new PeriodicExportingMetricReader({ exporter: discardMetrics, exportIntervalMillis: QUIET_TIMERS ? HOUR_MS : 60_000 })],
   instrumentations: [new HttpInstrumentation()],
 });
 sdk.start();
@@ -90,12 +100,10 @@ class Handler extends DefaultRequestHandler {
 
 const app = express();
 const port = Number(process.env.PORT ?? 0);
-const server = app.listen(port, '127.0.0.1', () => console.log(`PORT ${server.address().port}`));
-const url = `http://127.0.0.1:${server.address()?.port ?? port}/a2a/jsonrpc`;
 const card = {
   name: 'Bench Dealer',
   description: 'bench',
-  supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+  supportedInterfaces: [{ url: '', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
   provider: undefined,
   version: '1.0.0',
   capabilities: { streaming: false, pushNotifications: false, extensions: [{ uri: EXTENSION_URI, description: 'AAP', required: true, params: undefined }] },
@@ -120,9 +128,14 @@ if (mode === 'triage') {
   auditDb = omit.has('audit') ? null : join(auditDir, 'audit.db');
   // Spans that carry the parent's context but record nothing, so the SDK keeps no call span.
   const nonRecording = { getTracer: () => ({ startSpan: (_n, _o, ctx) => trace.wrapSpanContext(trace.getSpanContext(ctx) ?? { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }) }) };
+  let auditSink;
+  if (QUIET_TIMERS && auditDb) {
+    const { openAuditSink } = await import('../dist/audit/index.js');
+    auditSink = openAuditSink({ path: auditDb, service: 'bench-dealer', batchSize: 500, flushIntervalMs: HOUR_MS, idleCheckpointMs: HOUR_MS });
+  }
   triage = createTriage({
     serviceName: 'bench-dealer',
-    auditDb: auditDb ?? false,
+    ...(auditSink ? { auditSink, trafficFlushIntervalMs: HOUR_MS } : { auditDb: auditDb ?? false }),
     logger: omit.has('log') ? false : pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })),
     ...(omit.has('spans') ? { tracerProvider: nonRecording } : {}),
     ...(omit.has('metrics') ? { meterProvider: { getMeter: () => createNoopMeter() } } : {}),
@@ -130,10 +143,22 @@ if (mode === 'triage') {
   app.use(triage.middleware());
 }
 app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+// Listening only now, with every route mounted: under valgrind the imports above take seconds,
+// and a bench that starts on `PORT` would otherwise get 404s from Express meanwhile.
+const server = app.listen(port, '127.0.0.1', () => {
+  card.supportedInterfaces[0].url = `http://127.0.0.1:${server.address().port}/a2a/jsonrpc`;
+  console.log(`PORT ${server.address().port}`);
+});
+// Under valgrind a GC or an audit batch can stall the process for seconds; an idle keep-alive
+// timer that fires before the waiting request is read resets the connection (ECONNRESET).
+if (QUIET_TIMERS) server.keepAliveTimeout = HOUR_MS;
 
 // The bench asks for the server's own CPU time around each trial: CPU µs per request is less
 // sensitive than req/s to other load on the machine.
+// Under `--expose-gc` (bench/a2a-dealer.callgrind.mjs) it first runs a full collection, so a
+// counted window can start and end with one.
 process.on('SIGUSR2', () => {
+  globalThis.gc?.();
   const u = process.cpuUsage();
   console.log(`CPU ${u.user + u.system}`);
 });
@@ -149,9 +174,12 @@ process.on('SIGTERM', async () => {
     const db = new Database(auditDb, { readonly: true });
     const stored = db.prepare('SELECT count(*) AS n FROM error_events').get().n;
     const gaps = db.prepare('SELECT coalesce(sum(dropped), 0) AS n FROM audit_gaps').get().n;
+    // Distinct calls show as attempt 1 each with their own fingerprint; a repeated call as one
+    // fingerprint whose attempts climb.
+    const calls = db.prepare('SELECT coalesce(max(attempt), 0) AS maxAttempt, count(DISTINCT fingerprint) AS fingerprints FROM error_events').get();
     db.close();
     const h = readHealth(auditDb) ?? {};
-    console.log(`AUDIT stored=${stored} written=${h.written} dropped=${h.dropped} failed=${h.failed} gaps=${gaps}`);
+    console.log(`AUDIT stored=${stored} written=${h.written} dropped=${h.dropped} failed=${h.failed} gaps=${gaps} maxAttempt=${calls.maxAttempt} fingerprints=${calls.fingerprints}`);
   }
   if (auditDir) rmSync(auditDir, { recursive: true, force: true });
   process.exit(0);

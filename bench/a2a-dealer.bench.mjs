@@ -11,9 +11,9 @@
 // Per trial: the server's CPU per call for the event-loop thread (/proc/<pid>/task/<pid>/schedstat,
 // ns) and for all its threads (process.cpuUsage in the server: GC helpers, the audit worker,
 // libuv), and req/s. Per round, (b) − (a) and (b)/(a) of that round's two trials; the summary
-// gives the median of these paired figures with their quartiles and range, against the budgets of
-// issue 14. For the all-error load it checks that the store holds a row for every request sent
-// and dropped nothing. --breakdown adds variants of (b) that each leave one part out through
+// gives the median of these paired figures with their quartiles and range, reported, not gated
+// (issue 26: the budgets are in instructions, bench/a2a-dealer.callgrind.mjs). For the
+// all-error load it checks that the store holds a row for every request sent and dropped nothing. --breakdown adds variants of (b) that each leave one part out through
 // public options (call spans, metrics, audit store, log line). Record in docs/benchmarks.md.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -42,11 +42,6 @@ const ROUNDS = Number(args[1] ?? 10);
 const ONLY_LOAD = flags.find((f) => f.startsWith('--load='))?.slice('--load='.length);
 const CONNECTIONS = Number(args[2] ?? 10);
 const WARMUP_S = 3;
-/** Issue 14's budgets: CPU µs added per call (all threads; event-loop thread) and req/s ratio. */
-const BUDGETS = {
-  success: { allUs: 20, loopUs: null, ratio: 0.95 },
-  'all-error': { allUs: 90, loopUs: 40, ratio: 0.85 },
-};
 const EXTENSION_URI = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
 const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
 const pin = (cpu, cmd, argv) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...argv]] : [cmd, argv]);
@@ -269,12 +264,10 @@ for (const r of summary) {
   const isBase = r.v.name === 'otel';
   console.log(`${r.load} ${r.v.label}: ${median(r.rps).toFixed(0)} req/s; CPU per call ${median(r.allUs).toFixed(1)} µs all threads, ${median(r.loopUs).toFixed(1)} µs event loop`);
   if (isBase) continue;
-  const b = BUDGETS[r.load];
-  const verdict = (value, budget, cmp) => (budget === null || r.v.name !== 'triage' ? '' : `  (budget ${cmp === 'le' ? '≤' : '≥'} ${budget}: ${(cmp === 'le' ? value <= budget : value >= budget) ? 'met' : 'MISSED'})`);
-  console.log(`    added CPU, all threads   ${spread(r.dAll)} µs/call${verdict(median(r.dAll), b.allUs, 'le')}`);
-  console.log(`    added CPU, event loop    ${spread(r.dLoop)} µs/call${verdict(median(r.dLoop), b.loopUs, 'le')}`);
+  console.log(`    added CPU, all threads   ${spread(r.dAll)} µs/call`);
+  console.log(`    added CPU, event loop    ${spread(r.dLoop)} µs/call`);
   console.log(`    added CPU, other threads ${spread(r.dAll.map((x, k) => x - r.dLoop[k]))} µs/call`);
-  console.log(`    throughput b/a           ${spread(r.ratio, 3)}${verdict(median(r.ratio), b.ratio, 'ge')}`);
+  console.log(`    throughput b/a           ${spread(r.ratio, 3)}`);
 }
 if (checks.includes(false)) {
   console.log('\naudit check FAILED: see the lines above');
