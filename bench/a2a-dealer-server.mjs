@@ -115,6 +115,7 @@ const card = {
   signatures: [],
 };
 const requestHandler = new Handler(card, new InMemoryTaskStore(), new Executor());
+let auditSink = null;
 let triage = null;
 let auditDir = null;
 let auditDb = null;
@@ -128,14 +129,15 @@ if (mode === 'triage') {
   auditDb = omit.has('audit') ? null : join(auditDir, 'audit.db');
   // Spans that carry the parent's context but record nothing, so the SDK keeps no call span.
   const nonRecording = { getTracer: () => ({ startSpan: (_n, _o, ctx) => trace.wrapSpanContext(trace.getSpanContext(ctx) ?? { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }) }) };
-  let auditSink;
-  if (QUIET_TIMERS && auditDb) {
+  if (auditDb) {
+    // The bench's own sink, so its counters can be read after the flush (a writer removes its
+    // health file on a clean shutdown); with quiet timers its batches fill by count.
     const { openAuditSink } = await import('../dist/audit/index.js');
-    auditSink = openAuditSink({ path: auditDb, service: 'bench-dealer', batchSize: 500, flushIntervalMs: HOUR_MS, idleCheckpointMs: HOUR_MS });
+    auditSink = openAuditSink({ path: auditDb, service: 'bench-dealer', batchSize: 500, ...(QUIET_TIMERS ? { flushIntervalMs: HOUR_MS, idleCheckpointMs: HOUR_MS } : {}) });
   }
   triage = createTriage({
     serviceName: 'bench-dealer',
-    ...(auditSink ? { auditSink, trafficFlushIntervalMs: HOUR_MS } : { auditDb: auditDb ?? false }),
+    ...(auditSink ? { auditSink, ...(QUIET_TIMERS ? { trafficFlushIntervalMs: HOUR_MS } : {}) } : { auditDb: false }),
     logger: omit.has('log') ? false : pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })),
     ...(omit.has('spans') ? { tracerProvider: nonRecording } : {}),
     ...(omit.has('metrics') ? { meterProvider: { getMeter: () => createNoopMeter() } } : {}),
@@ -169,7 +171,6 @@ process.on('SIGTERM', async () => {
   await sdk.shutdown();
   if (auditDb) {
     // What the store holds after the flush, for the bench's stored = sent, dropped = 0 check.
-    const { readHealth } = await import('../dist/audit/index.js');
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(auditDb, { readonly: true });
     const stored = db.prepare('SELECT count(*) AS n FROM error_events').get().n;
@@ -178,7 +179,7 @@ process.on('SIGTERM', async () => {
     // fingerprint whose attempts climb.
     const calls = db.prepare('SELECT coalesce(max(attempt), 0) AS maxAttempt, count(DISTINCT fingerprint) AS fingerprints FROM error_events').get();
     db.close();
-    const h = readHealth(auditDb) ?? {};
+    const h = auditSink?.health() ?? {};
     console.log(`AUDIT stored=${stored} written=${h.written} dropped=${h.dropped} failed=${h.failed} gaps=${gaps} maxAttempt=${calls.maxAttempt} fingerprints=${calls.fingerprints}`);
   }
   if (auditDir) rmSync(auditDir, { recursive: true, force: true });
