@@ -53,7 +53,7 @@ export const ALERTS_CONFIG = Object.freeze({
   amplification: { threshold: 1.5, for: '2m' },
   /**
    * AapTriageTargetDown: a target that exported aap-triage's call metric within `lookback` is
-   * not scraped (`up == 0`). @default lookback 1h, for 5m
+   * not scraped (`up == 0`) or is absent from the scrape (no `up` series at all). @default lookback 1h, for 5m
    */
   targetDown: { lookback: '1h', for: '5m' },
 });

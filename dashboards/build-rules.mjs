@@ -112,7 +112,9 @@ export function buildRules(config = ALERTS_CONFIG) {
     }),
     alert({
       alert: 'AapTriageTargetDown', severity: 'critical', for: c.targetDown.for,
-      expr: `up{${SEL}} == 0 and on (job, instance) group by (job, instance) (present_over_time(${calls()}[${c.targetDown.lookback}]))`,
+      // Down (`up == 0`), or absent: gone from the scrape (service discovery dropped it, no `up`
+      // at all) although it exported our metrics within the lookback.
+      expr: `up{${SEL}} == 0 and on (job, instance) group by (job, instance) (present_over_time(${calls()}[${c.targetDown.lookback}])) or group by (job, instance) (present_over_time(${calls()}[${c.targetDown.lookback}])) unless on (job, instance) up{${SEL}}`,
       summary: 'A dealer agent that exported aap-triage metrics cannot be scraped.',
       description: `Prometheus cannot scrape {{ $labels.job }} ({{ $labels.instance }}), which exported aap-triage metrics within the last ${c.targetDown.lookback}.`,
     }),
