@@ -3,7 +3,7 @@
  * only when a method runs (a SQLite user never loads it); the writer's thread loads its own.
  */
 import type { AuditBackend } from '../backend.js';
-import { PG_WRITER_THREAD } from './writer-thread.js';
+import { PG_WRITER_THREAD } from './writer-spec.js';
 
 /** The PostgreSQL store at `url`. Opens nothing until a method is called. */
 export function pgBackend(url: string): AuditBackend {

@@ -5,7 +5,7 @@ import { removeClientLabel, storeClientLabel } from '../labels.js';
 import { forgetSubject, previewPrune, pruneOlderThan } from '../maintenance.js';
 import { openReadOnly } from '../reader.js';
 import { sqliteReader } from './reader.js';
-import { SQLITE_WRITER_THREAD } from './writer-thread.js';
+import { SQLITE_WRITER_THREAD } from './writer-spec.js';
 
 /** The SQLite store at file `path`. Opens nothing until a method is called. */
 export function sqliteBackend(path: string): AuditBackend {
