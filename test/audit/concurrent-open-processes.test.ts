@@ -95,6 +95,6 @@ describe('writer processes opening one new file at once', () => {
       expect(await Promise.all(exited)).toEqual(children.map(() => 0));
       expect(stderr.join('')).toBe('');
     },
-    60_000 + ROUNDS * 15_000,
+    60_000 + ROUNDS * 30_000,
   );
 });
