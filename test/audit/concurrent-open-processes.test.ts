@@ -2,7 +2,7 @@
 // runs two writers (the demo's two services in one process), so in every round a writer opens
 // the file while its sibling already holds SQLite's locks on it: the case that used to drop the
 // process's POSIX locks (docs/audit-store.md, "Several writers opening one new file"). CI runs
-// AAP_TRIAGE_OPEN_ROUNDS rounds (default 10); the 50:
+// AAP_TRIAGE_OPEN_ROUNDS rounds (default 5); the 50:
 //   AAP_TRIAGE_OPEN_ROUNDS=50 npx vitest run test/audit/concurrent-open-processes.test.ts
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rawDb, tempDir } from './helpers.js';
 import { FIXTURES, requireDist } from './processes.js';
 
-const ROUNDS = Number(process.env['AAP_TRIAGE_OPEN_ROUNDS'] ?? 10);
+const ROUNDS = Number(process.env['AAP_TRIAGE_OPEN_ROUNDS'] ?? 5);
 const PROCESSES = 8;
 const WRITERS = 2;
 const ROWS = 5;
