@@ -39,9 +39,9 @@ await build({
 
 // The command line as one file plus lazy chunks (issue 31 "Start-up"): `aap-triage --version`
 // then loads a few files of ours instead of ~110. bin/aap-triage.js imports dist/bin/cli.js.
-// The terminal UI and the demo stay the modules tsc wrote (dist/tui, dist/demo), imported
+// The terminal UI and the demo stay the modules tsc wrote (dist/tui, dist/cli/demo), imported
 // relatively when a command needs them: the TUI finds its renderer bundle beside its own module.
-const LAZY_MODULES = new Set(['dist/tui/index.js', 'dist/tui/interactive.js', 'dist/demo/command.js'].map((p) => fileURLToPath(new URL(`../${p}`, import.meta.url))));
+const LAZY_MODULES = new Set(['dist/tui/index.js', 'dist/tui/interactive.js', 'dist/cli/demo/command.js'].map((p) => fileURLToPath(new URL(`../${p}`, import.meta.url))));
 const cliOut = new URL('../dist/bin/', import.meta.url);
 rmSync(cliOut, { recursive: true, force: true });
 await build({
