@@ -8,7 +8,7 @@
  */
 // The modules, not the index: the index also re-exports the address parser (nodemailer), which
 // a buyer that only reads errors should not load (issue 13).
-import { renderDocumentText } from '../incident/document.js';
+import { renderDocumentText } from '../incident/text.js';
 import type { IncidentDocument, TableColumn } from '../incident/document.js';
 import { buildIncidentEml } from '../incident/eml.js';
 import type { EmlOptions } from '../incident/eml.js';
