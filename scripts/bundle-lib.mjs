@@ -8,7 +8,7 @@
 // src/tui/index.ts RENDER_BUNDLE). Through rolldown's API both are quiet: no chunk table, only
 // warnings (issue 31 "a quiet build").
 import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
@@ -52,7 +52,13 @@ await build({
     return isPackage(id);
   },
   logLevel: 'warn',
-  output: { dir: cliOut.pathname, format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js' },
+  output: {
+    dir: cliOut.pathname,
+    format: 'esm',
+    chunkFileNames: 'chunk-[name]-[hash].js',
+    // A lazy module's specifier as seen from dist/bin (rolldown would keep it relative to dist/cli).
+    paths: (id) => (LAZY_MODULES.has(id) ? relative(cliOut.pathname, id) : id),
+  },
 });
 
 // The TUI renderer as one file: ink's few hundred modules load as one (src/tui/index.ts).
