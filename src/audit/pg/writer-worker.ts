@@ -3,9 +3,9 @@
  * and on many hosts"). It speaks the same messages as the SQLite worker (internal-types.ts), so
  * the writer's queue, drop accounting, gap records, health and exit flush are the same code.
  *
- * Each batch is one transaction: an `INSERT … SELECT * FROM unnest(…) ON CONFLICT DO NOTHING` into
- * error_events, one array parameter per column, that also adds the inserted rows to issue_hours
- * in the same statement (pg/issue-hours.ts; prepared once per connection), a multi-row traffic upsert
+ * Each batch is one transaction: an `INSERT … SELECT … FROM jsonb_array_elements($1) ON CONFLICT DO
+ * NOTHING` into error_events, the rows as one JSON parameter, that also adds the inserted rows to
+ * issue_hours in the same statement (pg/issue-hours.ts; prepared once per connection), a multi-row traffic upsert
  * and the gap rows; a batch of error rows only is that one statement, without BEGIN/COMMIT. When the server is away (connection refused, reset, restarting, admin
  * shutdown) the batch is retried on a new connection with exponential backoff (100 ms doubling
  * to 2 s) for up to `retryForMs`; after that it is answered as failed, and the writer counts it
@@ -36,7 +36,7 @@ export interface PgWorkerInit {
 export interface PgSchemaFunctions {
   migratePg(client: ClientBase, migrations: readonly string[]): Promise<number>;
   ensurePartitions(client: ClientBase, times: Iterable<number>, known: Set<string>): Promise<string[]>;
-  /** pg/issue-hours.ts: one statement inserting a batch's rows (one array per column) and adding them to issue_hours. */
+  /** pg/issue-hours.ts: one statement inserting a batch's rows (one JSON parameter) and adding them to issue_hours. */
   issueHoursBatchSql(columns: readonly string[], types: readonly string[]): string;
 }
 
@@ -115,7 +115,7 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
         migrated = true;
       }
       if (!insertSql) {
-        // The array types of unnest's parameters, as the migrations made the columns.
+        // The types the JSON values are cast to, as the migrations made the columns.
         const r = await c.query<{ name: string; type: string }>(
           "SELECT attname AS name, format_type(atttypid, NULL) AS type FROM pg_attribute WHERE attrelid = 'error_events'::regclass AND attnum > 0 AND NOT attisdropped",
         );
@@ -135,11 +135,11 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
 
   /**
    * The rows and their hours of issue_hours in one prepared statement, so the summary never
-   * misses a committed row nor counts a duplicate (issue 31). The rows go as one array per column.
+   * misses a committed row nor counts a duplicate (issue 31). The rows go as one JSON array of
+   * row arrays (their values are strings, finite numbers and nulls: row.ts).
    */
   const insertEvents = async (c: Client, rows: unknown[][]): Promise<number> => {
-    const values = columns.map((_, j) => rows.map((row) => row[j]));
-    const result = await c.query<{ written: number }>({ name: 'aap_triage_batch', text: insertSql as string, values });
+    const result = await c.query<{ written: number }>({ name: 'aap_triage_batch', text: insertSql as string, values: [JSON.stringify(rows)] });
     return Number(result.rows[0]?.written ?? 0);
   };
 
