@@ -1,18 +1,19 @@
 // How fast the command line starts, whole process, against `node -e 0` in the same run (issue 31 "Start-up").
 //
 //   npm run build && node bench/cli-startup.bench.mjs [rounds=10]
-//   (or: npm run bench -- cli-startup [rounds]; needs GNU time, Debian package `time`)
+//   (or: npm run bench -- cli-startup [rounds]; nothing to install: Node and Linux's /proc)
 //
 // Each round runs, in an order that alternates between rounds, `node -e 0` and `node
 // bin/aap-triage.js` with `--version`, `--help`, `search --since 1h` and `show <id>` against a
 // small SQLite store made up front (200 rows, in a temp folder removed at the end). A figure is
 // the median over rounds of the paired difference to `node -e 0` of that round (wall time of the
 // whole child process, spawn to exit), with the min–max spread, and the same for CPU time (user +
-// system, GNU time's 10 ms resolution). Targets: --version and --help
+// system of the child: the growth of this process's cutime + cstime in /proc/self/stat across the
+// spawnSync that waited for it, in clock ticks, 10 ms; not shown where /proc is absent). Targets: --version and --help
 // ≤ node + 60 ms; search and show ≤ node + 150 ms. The module count of each command is measured
 // once with a loader hook (the timed runs have none).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,16 +50,26 @@ try {
     search: [process.execPath, [bin, 'search', '--db', db, '--since', '1h', '--limit', '20']],
     show: [process.execPath, [bin, 'show', '--db', db, someId]],
   };
-  // CPU time (user + system) of the child, from GNU time: a loaded machine distorts it far less than wall time.
-  const TIME = '/usr/bin/time';
+  // CPU time (user + system) of the waited-for children so far, ms, from /proc/self/stat (fields
+  // 16 and 17, cutime and cstime, in clock ticks): a loaded machine distorts it far less than wall time.
+  const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim() || 100);
+  const childCpu = () => {
+    try {
+      // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+      const stat = readFileSync('/proc/self/stat', 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
+    } catch {
+      return NaN;
+    }
+  };
   const runOnce = ([cmd, args]) => {
+    const c0 = childCpu();
     const t = performance.now();
-    const r = spawnSync(TIME, ['-f', 'cpu %U %S', cmd, ...args], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync(cmd, args, { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     const ms = performance.now() - t;
     if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${String(r.stderr).trim()}`);
-    const [, user, sys] = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(String(r.stderr)) ?? [];
-    cpu[args.join(' ')] ??= [];
-    cpu[args.join(' ')].push((Number(user) + Number(sys)) * 1000);
+    (cpu[args.join(' ')] ??= []).push(childCpu() - c0);
     return ms;
   };
   const cpu = {};
@@ -70,6 +81,7 @@ try {
         .pop(),
     );
 
+  const loadStart = loadavg();
   const names = Object.keys(commands);
   const raw = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < rounds; i++) {
@@ -83,9 +95,11 @@ try {
     const diff = raw[n].map((ms, i) => ms - raw['node -e 0'][i]);
     const target = n.startsWith('--') ? 60 : 150;
     const cpuDiff = cpu[commands[n][1].join(' ')].map((ms, i) => ms - cpu['-e 0'][i]);
-    console.log(`${`aap-triage ${n}:`.padEnd(26)} ${spread(raw[n])}; over node ${spread(diff)} [target ≤ ${target} ms]; CPU over node ${spread(cpuDiff)}; ${modules(commands[n][1])} modules`);
+    const cpuCell = cpuDiff.every(Number.isFinite) ? `; CPU over node ${spread(cpuDiff)}` : '';
+    console.log(`${`aap-triage ${n}:`.padEnd(26)} ${spread(raw[n])}; over node ${spread(diff)} [target ≤ ${target} ms]${cpuCell}; ${modules(commands[n][1])} modules`);
   }
-  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
+  const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
+  console.log(`load average (1, 5, 15 min) at the start: ${load(loadStart)}, at the end: ${load(loadavg())}, on ${availableParallelism()} CPUs`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

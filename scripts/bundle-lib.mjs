@@ -7,7 +7,7 @@
 // It also bundles the terminal UI's renderer with ink and React inside (dist/tui/bundle/, see
 // src/tui/index.ts RENDER_BUNDLE). Through rolldown's API both are quiet: no chunk table, only
 // warnings (issue 31 "a quiet build").
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -39,9 +39,11 @@ await build({
 
 // The command line as one file plus lazy chunks (issue 31 "Start-up"): `aap-triage --version`
 // then loads a few files of ours instead of ~110. bin/aap-triage.js imports dist/bin/cli.js.
-// The terminal UI and the demo stay the modules tsc wrote (dist/tui, dist/cli/demo), imported
-// relatively when a command needs them: the TUI finds its renderer bundle beside its own module.
-const LAZY_MODULES = new Set(['dist/tui/index.js', 'dist/tui/interactive.js', 'dist/cli/demo/command.js'].map((p) => fileURLToPath(new URL(`../${p}`, import.meta.url))));
+// The demo stays the modules tsc wrote (dist/cli/demo), imported relatively when it runs. The
+// TUI's entry is bundled on its own below (dist/tui/entry.js), and the CLI imports that bundle.
+const here = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
+const LAZY_MODULES = new Set(['dist/tui/interactive.js', 'dist/cli/demo/command.js'].map(here));
+const TUI_ENTRY = { module: here('dist/tui/index.js'), bundle: here('dist/tui/entry.js') };
 const cliOut = new URL('../dist/bin/', import.meta.url);
 rmSync(cliOut, { recursive: true, force: true });
 await build({
@@ -51,14 +53,46 @@ await build({
     if (id.startsWith('.') && importer) return LAZY_MODULES.has(resolve(dirname(importer), id));
     return isPackage(id);
   },
+  plugins: [
+    {
+      name: 'tui-entry-bundle',
+      resolveId: (id, importer) => (id.startsWith('.') && importer && resolve(dirname(importer), id) === TUI_ENTRY.module ? { id: TUI_ENTRY.bundle, external: true } : null),
+    },
+  ],
   logLevel: 'warn',
   output: {
     dir: cliOut.pathname,
     format: 'esm',
     chunkFileNames: 'chunk-[name]-[hash].js',
     // A lazy module's specifier as seen from dist/bin (rolldown would keep it relative to dist/cli).
-    paths: (id) => (LAZY_MODULES.has(id) ? relative(cliOut.pathname, id) : id),
+    paths: (id) => (LAZY_MODULES.has(id) || id === TUI_ENTRY.bundle ? relative(cliOut.pathname, id) : id),
   },
+});
+
+// The TUI's entry (runTui: checks, store, data source) as one file (issue 28 "first data frame":
+// as tsc's modules it was ~80 files, and libphonenumber-js's 84 on top). Its renderer loader
+// stays tsc's module beside render.js, which it finds the renderer bundle next to.
+// Written beside tsc's modules (a relative external keeps its path as written).
+const tuiDir = new URL('../dist/tui/', import.meta.url);
+for (const f of readdirSync(tuiDir)) if (/^entry(-chunk-.*)?\.js$/.test(f)) rmSync(new URL(f, tuiDir));
+await build({
+  input: { entry: 'dist/tui/index.js' },
+  platform: 'node',
+  external: isPackage,
+  plugins: [
+    {
+      name: 'renderer-loader-beside-render',
+      resolveId: (id, importer) => {
+        const path = id.startsWith('.') && importer ? resolve(dirname(importer), id) : null;
+        return path === here('dist/tui/load-renderer.js') ? { id: path, external: true } : null;
+      },
+    },
+  ],
+  logLevel: 'warn',
+  // triage-source.js imports the .eml writer lazily for the tsc-module path; here the draft code
+  // holds it already, which is fine in one file: not worth a warning in a quiet build.
+  onLog: (level, log, handler) => (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' ? undefined : handler(level, log)),
+  output: { dir: tuiDir.pathname, format: 'esm', chunkFileNames: 'entry-chunk-[name]-[hash].js' },
 });
 
 // The TUI renderer as one file: ink's few hundred modules load as one (src/tui/index.ts).

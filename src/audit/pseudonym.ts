@@ -86,7 +86,8 @@ function phone(): typeof PhoneModule {
  */
 export function resolvePhoneRegion(value: string | undefined): string {
   const region = (value ?? '').trim().toUpperCase();
-  if (region === '') return DEFAULT_PHONE_REGION;
+  // The default needs no look-up: loading libphonenumber-js (84 files) waits for the first phone.
+  if (region === '' || region === DEFAULT_PHONE_REGION) return DEFAULT_PHONE_REGION;
   if (!/^[A-Z]{2}$/.test(region) || !phone().isSupportedCountry(region)) {
     throw new RangeError(`Expected AAP_TRIAGE_PHONE_REGION / phoneRegion to be a two-letter country code such as GB or US, got ${JSON.stringify(value)}`);
   }

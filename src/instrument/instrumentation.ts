@@ -16,15 +16,22 @@
  *
  * The core (audit database, key, timers) is created on the first `enable()`, so an
  * instrumentation constructed with `enabled: false` opens nothing.
+ *
+ * `@opentelemetry/instrumentation` (with require-in-the-middle, import-in-the-middle and debug,
+ * ~30 files) is loaded by the first construction, not by `import('aap-triage')` (issue 31
+ * "Start-up": a host that only uses `createTriage` never pays for it). The class is declared
+ * over a placeholder and re-parented onto `InstrumentationBase` before its first `super()`:
+ * `super` calls and `super.method()` look the parent up when they run, so instances, subclasses
+ * and `instanceof InstrumentationBase` behave as with a static `extends`.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { metrics, trace } from '@opentelemetry/api';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import type { LoggerProvider } from '@opentelemetry/api-logs';
-import { InstrumentationBase } from '@opentelemetry/instrumentation';
-import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import type { InstrumentationBase, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { enterErrors } from './taps/aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
 import { createCore } from './core.js';
@@ -47,7 +54,20 @@ function triageOptions(config: AapTriageInstrumentationConfig) {
   return checkOptions(rest);
 }
 
-export class AapTriageInstrumentation extends InstrumentationBase<AapTriageInstrumentationConfig> {
+/** The parent until the first construction; never itself constructed. */
+const LazyBase = class {} as unknown as typeof InstrumentationBase;
+let baseLoaded = false;
+
+/** Re-parents {@link AapTriageInstrumentation} onto the real `InstrumentationBase` (once). */
+function loadBase(): void {
+  if (baseLoaded) return;
+  const { InstrumentationBase: Base } = createRequire(import.meta.url)('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
+  Object.setPrototypeOf(AapTriageInstrumentation, Base);
+  Object.setPrototypeOf(AapTriageInstrumentation.prototype, Base.prototype);
+  baseLoaded = true;
+}
+
+export class AapTriageInstrumentation extends LazyBase<AapTriageInstrumentationConfig> {
   // `declare`d, not initialised: the base constructor already calls setConfig, the provider
   // setters and enable(), and an initialiser would run after them and wipe what they stored.
   declare private _handle: CoreHandle | undefined;
@@ -65,6 +85,7 @@ export class AapTriageInstrumentation extends InstrumentationBase<AapTriageInstr
    */
   constructor(config: AapTriageInstrumentationConfig = {}) {
     triageOptions(config);
+    loadBase();
     super(INSTRUMENTATION_SCOPE, VERSION, config);
   }
 

@@ -2,7 +2,6 @@
  * The terminal UI of aap-triage (issue 6): `runTui` for the CLI and the demo; the view models
  * and the data-source interface for anyone embedding the views.
  */
-import { statSync } from 'node:fs';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { dbPathProblem } from '../triage/db-path.js';
 import { AuditStoreError, isPostgresUrl, openStoreReader, storeLabel } from '../triage/store.js';
@@ -10,37 +9,14 @@ import { parseTimeSpec } from '../triage/time.js';
 import { EXTENSION_URI_ENV, extensionUriProblem } from '../triage/extension-uri.js';
 import { TRACE_URL_ENV, traceUrlProblem } from '../triage/trace-link.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
+import { loadRenderer } from './load-renderer.js';
 import { createTriageSource } from './triage-source.js';
 
 export { isCi, interactiveProblem, notInteractiveMessage, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 export type { TuiSource } from './source.js';
 export { createTriageSource, DEFAULT_MAIL } from './triage-source.js';
 export type * from './types.js';
-
-/**
- * Path, relative to this module, of the single-file bundle of `render.js` with ink and React
- * inside. Loading ink's few hundred modules one by one is most of the time to the first
- * frame (measured: 510–780 ms for render.js, 140–350 ms for the bundle; docs/benchmarks.md).
- * `npm run build` produces it with rolldown; without it (running from source, or a stale
- * bundle) the modules load as they are.
- */
-export const RENDER_BUNDLE = './bundle/render.js';
-
-type RenderModule = typeof import('./render.js');
-
-/**
- * The renderer: the bundle when the build made one at least as new as `render.js` (a bundle
- * left over from an older build would run old code), else the plain modules.
- */
-async function loadRenderer(): Promise<RenderModule> {
-  let fresh = false;
-  try {
-    fresh = statSync(new URL(RENDER_BUNDLE, import.meta.url)).mtimeMs >= statSync(new URL('./render.js', import.meta.url)).mtimeMs;
-  } catch {
-    fresh = false; // no bundle (or running from source)
-  }
-  return fresh ? ((await import(RENDER_BUNDLE)) as RenderModule) : import('./render.js');
-}
+export { RENDER_BUNDLE } from './load-renderer.js';
 
 /** Options of `runTui`. */
 export interface RunTuiOptions {

@@ -40,20 +40,25 @@ export async function rebuildPgIssueHours(client: ClientBase, since: number = AL
 }
 
 /**
- * One statement that inserts a batch of error rows (`values` is `VALUES (…), (…)` over the
- * columns `columns`) and adds the rows really inserted — not a duplicate skipped by ON CONFLICT
- * — to `issue_hours`, with their clients' ids, atomically and in one round trip. Its one result
- * row holds `written`, the rows inserted. Hours are upserted in key order, so two writers adding
- * to the same hours lock them in the same order.
+ * One statement that inserts a batch of error rows and adds the rows really inserted — not a
+ * duplicate skipped by ON CONFLICT — to `issue_hours`, with their clients' ids, atomically and
+ * in one round trip. The rows come as one parameter, `$1`: a JSON array of rows, each an array
+ * of the `columns` values (strings, finite numbers, null; `types[i]` is the PostgreSQL type of
+ * `columns[i]`, e.g. `bigint`). The text is the same for every batch, so a writer prepares it
+ * once per connection; the batch is one `JSON.stringify`, about a fifth of the client CPU that
+ * node-postgres spends on 26 000 separate parameters or 26 arrays (issue 31: the sink's rows/s
+ * against plain multi-row INSERTs). Its one result row holds `written`, the rows inserted. Hours are upserted in key order, so two writers adding to the same hours lock them
+ * in the same order.
  *
  * A client pseudonym seen for the first time by two writers in the same instant may miss from
  * that hour's client list (the second statement cannot see the first's uncommitted id); the
  * counts are exact.
  */
-export function issueHoursBatchSql(columns: readonly string[], values: string): string {
+export function issueHoursBatchSql(columns: readonly string[], types: readonly string[]): string {
   // Self-contained (3600000 = ISSUE_HOUR_MS written out): the writer's worker runs it from source text.
+  const fields = columns.map((_, i) => `(r->>${i})::${types[i]}`).join(', ');
   return `WITH ins AS (
-      INSERT INTO error_events (${columns.join(', ')}) VALUES ${values} ON CONFLICT DO NOTHING
+      INSERT INTO error_events (${columns.join(', ')}) SELECT ${fields} FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT DO NOTHING
       RETURNING occurred_at, issue_key, client, retryable),
     keyed AS (SELECT * FROM ins WHERE issue_key IS NOT NULL),
     fresh AS (

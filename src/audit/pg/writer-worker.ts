@@ -3,9 +3,9 @@
  * and on many hosts"). It speaks the same messages as the SQLite worker (internal-types.ts), so
  * the writer's queue, drop accounting, gap records, health and exit flush are the same code.
  *
- * Each batch is one transaction: a multi-row `INSERT … ON CONFLICT DO NOTHING` into
- * error_events that also adds the inserted rows to issue_hours in the same statement
- * (pg/issue-hours.ts; chunked under PostgreSQL's 65 535-parameter limit), a multi-row traffic upsert
+ * Each batch is one transaction: an `INSERT … SELECT … FROM jsonb_array_elements($1) ON CONFLICT DO
+ * NOTHING` into error_events, the rows as one JSON parameter, that also adds the inserted rows to
+ * issue_hours in the same statement (pg/issue-hours.ts; prepared once per connection), a multi-row traffic upsert
  * and the gap rows; a batch of error rows only is that one statement, without BEGIN/COMMIT. When the server is away (connection refused, reset, restarting, admin
  * shutdown) the batch is retried on a new connection with exponential backoff (100 ms doubling
  * to 2 s) for up to `retryForMs`; after that it is answered as failed, and the writer counts it
@@ -38,8 +38,8 @@ export interface PgWorkerInit {
 export interface PgSchemaFunctions {
   migratePg(client: ClientBase, migrations: readonly string[]): Promise<number>;
   ensurePartitions(client: ClientBase, times: Iterable<number>, known: Set<string>): Promise<string[]>;
-  /** pg/issue-hours.ts: one statement inserting a batch's rows and adding them to issue_hours. */
-  issueHoursBatchSql(columns: readonly string[], values: string): string;
+  /** pg/issue-hours.ts: one statement inserting a batch's rows (one JSON parameter) and adding them to issue_hours. */
+  issueHoursBatchSql(columns: readonly string[], types: readonly string[]): string;
 }
 
 export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
@@ -83,8 +83,8 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
   let migrated = false;
   const partitions = new Set<string>();
   const columns = init.errorColumns;
-  const MAX_PARAMS = 65_000;
-  const rowsPerInsert = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+  /** The batch statement, built once the column types are read from the migrated store. */
+  let insertSql: string | null = null;
 
   const drop = () => {
     const c = client;
@@ -116,6 +116,17 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
         await schema.migratePg(c, init.migrations);
         migrated = true;
       }
+      if (!insertSql) {
+        // The types the JSON values are cast to, as the migrations made the columns.
+        const r = await c.query<{ name: string; type: string }>(
+          "SELECT attname AS name, format_type(atttypid, NULL) AS type FROM pg_attribute WHERE attrelid = 'error_events'::regclass AND attnum > 0 AND NOT attisdropped",
+        );
+        const typeOf = new Map(r.rows.map((x) => [x.name, x.type]));
+        insertSql = schema.issueHoursBatchSql(
+          columns,
+          columns.map((col) => typeOf.get(col) ?? 'text'),
+        );
+      }
     } catch (error) {
       c.end().catch(() => undefined);
       throw error;
@@ -124,29 +135,21 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
     return c;
   };
 
+  /**
+   * The rows and their hours of issue_hours in one prepared statement, so the summary never
+   * misses a committed row nor counts a duplicate (issue 31). The rows go as one JSON array of
+   * row arrays (their values are strings, finite numbers and nulls: row.ts).
+   */
   const insertEvents = async (c: Client, rows: unknown[][]): Promise<number> => {
-    let written = 0;
-    for (let i = 0; i < rows.length; i += rowsPerInsert) {
-      const chunk = rows.slice(i, i + rowsPerInsert);
-      const values: unknown[] = [];
-      const tuples = chunk.map((row) => {
-        const base = values.length;
-        values.push(...row);
-        return `(${row.map((_, j) => `$${base + j + 1}`).join(', ')})`;
-      });
-      // The rows and their hours of issue_hours in one statement, so the summary never misses a
-      // committed row nor counts a duplicate (issue 31).
-      const result = await c.query<{ written: number }>(schema.issueHoursBatchSql(columns, tuples.join(', ')), values);
-      written += Number(result.rows[0]?.written ?? 0);
-    }
-    return written;
+    const result = await c.query<{ written: number }>({ name: 'aap_triage_batch', text: insertSql as string, values: [JSON.stringify(rows)] });
+    return Number(result.rows[0]?.written ?? 0);
   };
 
   const runBatch = async (batch: BatchMessage): Promise<number> => {
     const c = await connect();
     if (batch.rows.length > 0) await schema.ensurePartitions(c, batch.rows.map((r) => r[init.occurredAtIndex] as number), partitions);
     // Error rows alone in one statement are atomic by themselves: no BEGIN/COMMIT round trips.
-    if (batch.traffic.length === 0 && batch.gaps.length === 0 && batch.rows.length <= rowsPerInsert) return batch.rows.length > 0 ? insertEvents(c, batch.rows) : 0;
+    if (batch.traffic.length === 0 && batch.gaps.length === 0) return batch.rows.length > 0 ? insertEvents(c, batch.rows) : 0;
     await c.query('BEGIN');
     try {
       const written = batch.rows.length > 0 ? await insertEvents(c, batch.rows) : 0;
