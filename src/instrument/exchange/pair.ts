@@ -66,14 +66,13 @@ export function pair<C extends { readonly call: RequestCall | null }>(calls: rea
   if (facts.batch && calls.length > 1 && batchFailed(answers, facts.status)) {
     return [{ slot: calls[0] as C, index: 0, answer: answers[0] ?? null, batchOf: calls.length }];
   }
-  const only = calls.length === 1 ? calls[0] : undefined;
-  if (only?.call && (answers.length === 0 || (answers.length === 1 && only.call.id === (answers[0] as Answer).outcome.id))) {
-    // The common case: one call, one reply with its id (or none, a success with no body to read).
-    return [{ slot: only, index: 0, answer: answers[0] ?? null, batchOf: 0 }];
-  }
   const answerOf: (Answer | null)[] = new Array<Answer | null>(calls.length).fill(null);
   const extra: Paired<C>[] = [];
-  if (answers.length > 0) {
+  const only = calls.length === 1 ? calls[0] : undefined;
+  if (only?.call && answers.length === 1 && only.call.id === (answers[0] as Answer).outcome.id) {
+    // The common case: one call, one reply with its id.
+    answerOf[0] = answers[0] as Answer;
+  } else if (answers.length > 0) {
     // Calls by id, each list with a cursor to its first unanswered call.
     const byKey = new Map<string, { list: number[]; next: number }>();
     calls.forEach((c, i) => {
