@@ -39,9 +39,11 @@
 // the rest of the audit queue is flushed at SIGTERM, after the dump. No health or sweep timer
 // fires: the audit health file is rewritten after a batch (at most once a second), the retry
 // tracker sweeps on calls, not on a timer.
-// --keep leaves the dumps (callgrind_annotate <file> shows where the instructions go). Exit code 1
-// when a budget is missed or the audit check fails (figures with fewer than 3 runs or 8,000
-// warm-up calls are printed but not held to the budgets).
+// --node-flag=<flag> (repeatable) passes a V8 flag to the server; --no-collect leaves out the
+// forced collections (both for studying the method: docs/benchmarks.md). --keep leaves the dumps
+// (callgrind_annotate <file> shows where the instructions go). Exit code 1 when a budget is
+// missed or the audit check fails (figures with fewer than 3 runs or 8,000 warm-up calls are
+// printed but not held to the budgets).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -51,7 +53,7 @@ import autocannon from 'autocannon';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH = 'a2a-dealer callgrind';
-const USAGE = 'usage: node bench/a2a-dealer.callgrind.mjs [calls=500] [--runs=3] [--warmup=8000] [--load=success|all-error|retry] [--keep]';
+const USAGE = 'usage: node bench/a2a-dealer.callgrind.mjs [calls=500] [--runs=3] [--warmup=8000] [--load=success|all-error|retry] [--node-flag=<V8 flag>]… [--no-collect] [--keep]';
 const LOAD_NAMES = ['success', 'all-error', 'retry'];
 /** DESIGN §8: instructions (b) − (a) per call, at most; null = not gated. */
 const BUDGETS = {
@@ -79,7 +81,7 @@ function readArgs(argv) {
     console.log(USAGE);
     process.exit(0);
   }
-  const out = { calls: 500, runs: MIN_RUNS, warmup: MIN_WARMUP, loads: LOAD_NAMES, keep: false };
+  const out = { calls: 500, runs: MIN_RUNS, warmup: MIN_WARMUP, loads: LOAD_NAMES, keep: false, nodeFlags: [], collect: true };
   const fail = (what) => {
     console.error(`${BENCH}: ${what} — ${USAGE}`);
     process.exit(2);
@@ -98,7 +100,9 @@ function readArgs(argv) {
     else if (flag === '--load' && value !== null) {
       if (!LOAD_NAMES.includes(value)) fail(`unknown load ${JSON.stringify(value)} (${LOAD_NAMES.join(', ')})`);
       out.loads = [value];
-    } else if (a === '--keep') out.keep = true;
+    } else if (flag === '--node-flag' && value !== null && /^--[a-z0-9-]+(=[\w.-]+)?$/.test(value)) out.nodeFlags.push(value);
+    else if (a === '--no-collect') out.collect = false;
+    else if (a === '--keep') out.keep = true;
     else fail(`unknown option ${a}`);
   }
   if (positional.length > 1) fail('too many arguments');
@@ -198,7 +202,7 @@ async function measure(mode, load, tag) {
   const out = join(WORK, `${tag}.out`);
   const proc = spawn(
     'valgrind',
-    ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--predictable', '--expose-gc', join(HERE, 'a2a-dealer-server.mjs'), mode],
+    ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--predictable', '--expose-gc', ...opts.nodeFlags, join(HERE, 'a2a-dealer-server.mjs'), mode],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BENCH_QUIET_TIMERS: '1', BENCH_DIR: WORK } },
   );
   live.add(proc);
@@ -230,17 +234,17 @@ async function measure(mode, load, tag) {
       await pause(100);
     }
   };
-  await collect();
+  if (opts.collect) await collect();
   control('-i', 'on');
   const counted = Date.now();
   await send(port, opts.calls, next);
   await pause(SETTLE_MS);
-  await collect();
+  if (opts.collect) await collect();
   control('--dump=counted');
   // A second collection right after the first marks the same live heap with no garbage left:
   // its count (dump 2) is taken off, so a window is charged for collecting what its calls left,
   // not for marking the resting heap (larger in (b): more modules loaded).
-  await collect();
+  if (opts.collect) await collect();
   control('--dump=resting');
   control('-i', 'off');
   const countedS = (Date.now() - counted) / 1000;
@@ -276,6 +280,7 @@ const startedAt = new Date();
 console.log(`# a2a-dealer instructions per call (callgrind --separate-threads=yes, node --predictable)  ${startedAt.toISOString()}`);
 console.log(`node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? '?'}, load avg ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`${opts.warmup} warm-up calls, then ${opts.calls} counted calls per run, ${CONNECTIONS} connections; ${opts.runs} runs of each variant, alternating (a) otel, (b) triage`);
+console.log(`server: node --predictable --expose-gc ${opts.nodeFlags.join(' ')}; ${opts.collect ? 'a full GC before the window and two after it (the second taken off)' : 'no forced GC'}`);
 let failed = false;
 const results = [];
 for (const load of opts.loads) {

@@ -39,9 +39,11 @@ import type { RequestCall } from '../../protocol/parse-request.js';
 import type { CallOutcome } from '../../protocol/types.js';
 import { correlate } from '../taps/aap-error-hook.js';
 import type { ExchangeErrors } from '../taps/aap-error-hook.js';
+import { envelopeDataText } from './envelope-text.js';
 import { spliceBody } from './json-splice.js';
 import type { Answer } from './pair.js';
 import { buildAapErrorObject, builtOutcome, checkConformance } from './protocol-bridge.js';
+import type { AapErrorLike } from './protocol-bridge.js';
 
 /** Conformance rule ids the instrumentation itself reports for what it had to complete. */
 export const REWRITE_RULES = {
@@ -91,6 +93,8 @@ export interface Completion {
   minted: boolean;
   /** The reply's error was replaced whole by an envelope built here (the host's flattened form never leaves). */
   promoted: boolean;
+  /** That envelope's `data` and its JSON text from the envelope's template (envelope-text.ts), for the splice; else null. */
+  dataText?: [unknown, string] | null;
 }
 
 /**
@@ -102,7 +106,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   if (!Object.hasOwn(item, 'error')) {
     // Success fast path: a result that hides no error is never touched or checked.
     const first = parseCall(item, family);
-    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false, promoted: false };
+    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false, promoted: false, dataText: null };
   }
   const isA2A = family === 'aap' || family === undefined;
   const error = own(item, 'error');
@@ -121,6 +125,8 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   let current = item;
   // The envelope built here, when the host's error is replaced by it: never re-parsed or re-checked (issue 26).
   let built: JsonObject | undefined;
+  // What `built` was made from, for its data's text.
+  let builtFrom: AapErrorLike | undefined;
 
   if (isObject(error)) {
     const code = own(error, 'code');
@@ -131,6 +137,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
         if (promoted) {
           current.error = promoted;
           built = promoted;
+          builtFrom = flattened;
           changed = true;
         }
       }
@@ -158,6 +165,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
       note(REWRITE_RULES.taskFailed);
       const aap = text.startsWith(TASK_ERROR_PREFIX) ? correlate(ctx.store, text.slice(TASK_ERROR_PREFIX.length)) : undefined;
       built = aap && ctx.mayRewrite ? buildAapErrorObject(aap, ctx.aapForm, ctx.now) : undefined;
+      builtFrom = aap;
       if (built) {
         const id = own(current, 'id');
         current = { jsonrpc: '2.0', id: id === undefined ? null : id, error: built };
@@ -166,7 +174,11 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     }
   }
 
-  if (built) return { item: current, changed, outcome: builtOutcome(current, built, ctx.aapForm), conformance, minted: false, promoted: true };
+  if (built) {
+    const text = builtFrom ? envelopeDataText(builtFrom, ctx.aapForm, built, buildAapErrorObject) : null;
+    const dataText: [unknown, string] | null = text === null ? null : [built.data, text];
+    return { item: current, changed, outcome: builtOutcome(current, built, ctx.aapForm), conformance, minted: false, promoted: true, dataText };
+  }
   const outcome = parseCall(current, family);
   let minted = false;
   if (!outcome.ok && outcome.error) {
@@ -192,7 +204,7 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     }
     if (e.protocol === 'dmc12' && ctx.mayRewrite && ctx.traceId !== null && !own(current, 'error') && insertUpstreamTraceId(current, ctx.traceId)) changed = true;
   }
-  return { item: current, changed, outcome, conformance, minted, promoted: false };
+  return { item: current, changed, outcome, conformance, minted, promoted: false, dataText: null };
 }
 
 /** What the completion of a body needs to know of the call a reply answers. */
@@ -221,6 +233,7 @@ export function completeBody(host: Buffer | string, maxBytes: number, ctx: Compl
   if (isParseFailure(read)) return null;
   const items = Array.isArray(read.value) ? read.value : [read.value];
   let changed = false;
+  let known: Map<unknown, string> | null = null;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (!isObject(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
@@ -231,10 +244,11 @@ export function completeBody(host: Buffer | string, maxBytes: number, ctx: Compl
     if (r.changed) {
       changed = true;
       items[i] = r.item;
+      if (r.dataText) (known ??= new Map()).set(r.dataText[0], r.dataText[1]);
     }
     answers.push({ outcome: r.outcome, conformance: r.conformance });
   }
   if (!changed) return null;
-  const spliced = spliceBody(text, Array.isArray(read.value) ? items : items[0]);
+  const spliced = spliceBody(text, Array.isArray(read.value) ? items : items[0], known);
   return spliced === text ? null : spliced;
 }

@@ -131,6 +131,33 @@ function liveMembers(node: Extract<Located, { kind: 'object' }>): Map<string, Me
   return live;
 }
 
+/** Objects up to this many members are checked for duplicate keys pairwise, without a Map. */
+const SMALL_OBJECT = 16;
+
+/**
+ * The live members in text order: `node.members` itself when no key repeats (almost always; a
+ * small object is checked pairwise, with no Map built), else the last occurrence of each key.
+ */
+function liveList(node: Extract<Located, { kind: 'object' }>): Member[] {
+  const ms = node.members;
+  if (ms.length > SMALL_OBJECT) return [...liveMembers(node).values()];
+  for (let i = 1; i < ms.length; i++) {
+    const key = (ms[i] as Member).key;
+    for (let j = 0; j < i; j++) if ((ms[j] as Member).key === key) return [...liveMembers(node).values()];
+  }
+  return ms;
+}
+
+function hasMember(members: Member[], key: string): boolean {
+  for (const m of members) if (m.key === key) return true;
+  return false;
+}
+
+/** Texts already known for some values (by identity), written instead of `JSON.stringify` of them. */
+export type KnownTexts = ReadonlyMap<unknown, string> | null;
+
+const stringify = (value: unknown, known: KnownTexts): string | undefined => (known?.get(value) ?? JSON.stringify(value)) as string | undefined;
+
 /**
  * True when `cur` is `node`'s value with only members added and elements inserted (deeply): the
  * alignment test for array elements, so an inserted element is not mistaken for a changed one.
@@ -148,39 +175,41 @@ function extendsNode(node: Located, cur: unknown): boolean {
   return k === node.items.length;
 }
 
-const replaceWhole = (node: Located, cur: unknown, edits: Edit[]): void => {
+const replaceWhole = (node: Located, cur: unknown, edits: Edit[], known: KnownTexts): void => {
   // `undefined` (or a function) has no JSON text; as an element JSON.stringify would write null.
-  edits.push({ start: node.start, end: node.end, text: JSON.stringify(cur) ?? 'null' });
+  edits.push({ start: node.start, end: node.end, text: stringify(cur, known) ?? 'null' });
 };
 
 /** Appends to `edits` the splices that turn `node`'s text into the text of `cur`. */
-function diff(node: Located, cur: unknown, edits: Edit[]): void {
+function diff(node: Located, cur: unknown, edits: Edit[], known: KnownTexts): void {
   if (node.kind === 'value') {
-    if (!Object.is(node.value, cur)) replaceWhole(node, cur, edits);
+    if (!Object.is(node.value, cur)) replaceWhole(node, cur, edits, known);
     return;
   }
   if (node.kind === 'object') {
-    if (!isObject(cur)) return replaceWhole(node, cur, edits);
-    const live = liveMembers(node);
-    for (const key of live.keys()) if (!Object.hasOwn(cur, key) || cur[key] === undefined) return replaceWhole(node, cur, edits);
-    const own: Edit[] = [];
-    for (const m of live.values()) diff(m.node, cur[m.key], own);
-    const added = Object.keys(cur).filter((k) => !live.has(k) && cur[k] !== undefined);
-    if (added.length > 0) {
-      const text = added.map((k) => `${JSON.stringify(k)}:${JSON.stringify(cur[k])}`).join(',');
-      const last = node.members.at(-1);
-      own.push(last ? { start: last.node.end, end: last.node.end, text: `,${text}` } : { start: node.start + 1, end: node.start + 1, text });
+    if (!isObject(cur)) return replaceWhole(node, cur, edits, known);
+    const live = liveList(node);
+    for (const m of live) if (!Object.hasOwn(cur, m.key) || cur[m.key] === undefined) return replaceWhole(node, cur, edits, known);
+    for (const m of live) diff(m.node, cur[m.key], edits, known);
+    let text = '';
+    for (const k of Object.keys(cur)) {
+      const v = cur[k];
+      if (v === undefined || hasMember(live, k)) continue;
+      text += `${text === '' ? '' : ','}${JSON.stringify(k)}:${stringify(v, known)}`;
     }
-    edits.push(...own);
+    if (text !== '') {
+      const last = node.members.at(-1);
+      edits.push(last ? { start: last.node.end, end: last.node.end, text: `,${text}` } : { start: node.start + 1, end: node.start + 1, text });
+    }
     return;
   }
-  if (!Array.isArray(cur)) return replaceWhole(node, cur, edits);
+  if (!Array.isArray(cur)) return replaceWhole(node, cur, edits, known);
   const items = node.items;
   if (cur.length === items.length) {
-    items.forEach((item, i) => diff(item, cur[i], edits));
+    items.forEach((item, i) => diff(item, cur[i], edits, known));
     return;
   }
-  if (cur.length < items.length) return replaceWhole(node, cur, edits);
+  if (cur.length < items.length) return replaceWhole(node, cur, edits, known);
   // Longer: align the host's elements, in order, with the elements that extend them; the others
   // were inserted. An unaligned host element means a removal or reorder: rewrite this array whole.
   const pairs: number[] = [];
@@ -191,14 +220,14 @@ function diff(node: Located, cur: unknown, edits: Edit[]): void {
       k++;
     }
   }
-  if (k !== items.length) return replaceWhole(node, cur, edits);
+  if (k !== items.length) return replaceWhole(node, cur, edits, known);
   const own: Edit[] = [];
   let pending: string[] = [];
   let prevEnd = -1;
   for (let j = 0; j < cur.length; j++) {
     const at = pairs[j];
     if (at === undefined) {
-      pending.push(JSON.stringify(cur[j]));
+      pending.push(stringify(cur[j], known) as string);
       continue;
     }
     const item = items[at] as Located;
@@ -206,7 +235,7 @@ function diff(node: Located, cur: unknown, edits: Edit[]): void {
       own.push({ start: item.start, end: item.start, text: `${pending.join(',')},` });
       pending = [];
     }
-    diff(item, cur[j], own);
+    diff(item, cur[j], own, known);
     prevEnd = item.end;
   }
   if (pending.length > 0) {
@@ -218,12 +247,14 @@ function diff(node: Located, cur: unknown, edits: Edit[]): void {
 /**
  * The text of `edited` written as splices of `original` (the JSON text it was parsed from): the
  * bytes of every value `edited` shares with it are the bytes of `original`. The result always
- * parses to a value deeply equal to `edited`. Throws SyntaxError when `original` is not JSON.
+ * parses to a value deeply equal to `edited`. `known` gives the JSON text of values whose text is
+ * already at hand (by identity; it must be what `JSON.stringify` writes for them). Throws
+ * SyntaxError when `original` is not JSON.
  */
-export function spliceJson(original: string, edited: unknown): string {
+export function spliceJson(original: string, edited: unknown, known: KnownTexts = null): string {
   const root = new Scanner(original).parse();
   const edits: Edit[] = [];
-  diff(root, edited, edits);
+  diff(root, edited, edits, known);
   if (edits.length === 0) return original;
   edits.sort((a, b) => a.start - b.start || a.end - b.end);
   let out = '';
@@ -257,9 +288,9 @@ export function valueSpellings(text: string): Map<string, string> {
  * `JSON.stringify(edited)` only if the scanner cannot read `raw`, which `readJsonBody`
  * accepted, so in practice never.
  */
-export function spliceBody(raw: string, edited: unknown): string {
+export function spliceBody(raw: string, edited: unknown, known: KnownTexts = null): string {
   try {
-    return spliceJson(raw, edited);
+    return spliceJson(raw, edited, known);
   } catch {
     return JSON.stringify(edited);
   }
