@@ -9,4 +9,3 @@ export { buildIncidentEml } from './eml.js';
 export type { EmlOptions } from './eml.js';
 export { AddressError, formatMailbox, parseOneAddress } from './address.js';
 export type { Mailbox } from './address.js';
-export { writeOutFile } from './write-out.js';
