@@ -80,8 +80,8 @@ export interface KeyRow {
   /**
    * The hint on a view's bottom line: `[rank, label]` (lower ranks first; `quit` is last, the
    * line pins its last hint), or `[rank, label, keys]` to show other key text (`:since`).
-   * A row without its own hint on a view lends its keys to the hint of the row above on the
-   * same help line (`j/k`, `e/E`, `y/Y`).
+   * A row without its own hint on a view lends its keys to the hint of the row just above on
+   * the same help line (`j/k`, `e/E`, `y/Y`).
    */
   readonly hint?: Partial<Record<ViewName, readonly [number, string] | readonly [number, string, string]>>;
   /** Help text (the `?` screen, docs/tui.md). Absent: the row's keys join the line above's. */
@@ -223,11 +223,8 @@ export function hintsFor(view: ViewName): (readonly [string, string])[] {
     group.forEach((row, i) => {
       const hint = row.hint?.[view];
       if (!hint) return;
-      const keys = [row.keys.join('/')];
-      for (const next of group.slice(i + 1)) {
-        if (next.hint?.[view]) break;
-        keys.push(next.keys.join('/'));
-      }
+      const next = group[i + 1];
+      const keys = next && !next.hint?.[view] ? [...row.keys, ...next.keys] : row.keys;
       hints.push({ rank: hint[0], label: hint[1], key: hint[2] ?? keys.join('/') });
     });
   }
