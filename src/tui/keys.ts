@@ -97,7 +97,7 @@ const codes = (keys: Readonly<Record<string, { readonly column: string }>>) => O
 /** The keymap. Order is the order of the help and of docs/tui.md. */
 export const KEYMAP: readonly KeyRow[] = [
   { command: 'help', keys: ['?'], views: ALL, hint: { errors: [0, 'help'], issues: [5, 'help'], storms: [5, 'help'], draft: [4, 'help'], help: [0, 'close', 'any key'] }, help: 'this help (any key closes it); q quits', run: (a) => a.help() },
-  { command: 'quit', keys: ['q'], views: ALL, hint: { issues: [99, 'quit'], errors: [99, 'quit'], detail: [99, 'quit'], storms: [99, 'quit'], draft: [99, 'quit'] }, run: (a) => a.quit() },
+  { command: 'quit', keys: ['q'], views: ALL, hint: Object.fromEntries(ALL.map((v) => [v, [99, 'quit'] as const])), run: (a) => a.quit() },
   { command: 'filter', keys: ['/'], views: ALL, hint: { issues: [1, 'filter'], errors: [1, 'filter'] }, help: 'filter, in the query language of `aap-triage search` (Enter applies, Esc cancels, Ctrl+U clears, Ctrl+W deletes a word)', run: (a) => a.prompt('filter') },
   {
     command: 'command',
