@@ -4,7 +4,7 @@
  * (METRIC_ATTRIBUTES). Never an id, client, message or VIN as a label.
  */
 import { ValueType } from '@opentelemetry/api';
-import type { Attributes, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
+import type { Attributes, BatchObservableResult, Meter, Observable } from '@opentelemetry/api';
 import type { AuditHealth } from '../../audit/sink.js';
 import {
   ATTR_AAP_AUDIT_OUTCOME,
@@ -22,17 +22,7 @@ import {
   RETRY_FLAG_NONE,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
 } from '../attributes.js';
-import type { CallRecord, ExchangeRecords, TriageCore } from '../internal-types.js';
-
-/**
- * A monotonic count kept in plain numbers on the hot path and reported through an observable
- * counter at collection (issue 14): `add` is a map update, where a synchronous counter's `add`
- * hashes the attribute set on every call. Attribute objects are the cached label sets below, so
- * the map is keyed by identity; equal sets from a cleared cache are merged at collection.
- */
-export interface SumCounter {
-  add(value: number, attributes: Attributes): void;
-}
+import type { CallRecord, ExchangeRecords, Instruments, SumCounter, TriageCore } from '../internal-types.js';
 
 class PreAggregated implements SumCounter {
   private readonly sums = new Map<Attributes, number>();
@@ -51,14 +41,6 @@ class PreAggregated implements SumCounter {
     }
     for (const { attributes, value } of merged.values()) result.observe(instrument, value, attributes);
   }
-}
-
-export interface Instruments {
-  callDuration: Histogram;
-  errors: SumCounter;
-  retries: SumCounter;
-  attempts: Histogram;
-  conformance: SumCounter;
 }
 
 /** The instruments of one meter and the audit-health sources its observable callbacks sum. */
