@@ -1,9 +1,11 @@
+import { TAB_VIEWS, type ViewName } from './registry.js';
 import type { TuiSource } from './source.js';
 import type { DraftFormat, WindowSpec } from './types.js';
 
 /** What a `:` command line asks for. */
 export type CommandResult =
-  | { kind: 'view'; view: 'issues' | 'errors' | 'storms' | 'draft' }
+  /** One of the registry's tab views. */
+  | { kind: 'view'; view: ViewName }
   | { kind: 'window'; window: WindowSpec }
   /** `until` undefined: back to "now". */
   | { kind: 'until'; until: string | undefined }
@@ -12,11 +14,10 @@ export type CommandResult =
   | { kind: 'quit' }
   | { kind: 'error'; message: string };
 
-const VIEWS = ['issues', 'errors', 'storms', 'draft'] as const;
 const FORMAT_ALIASES: Readonly<Record<string, DraftFormat>> = { text: 'text', txt: 'text', md: 'md', markdown: 'md', eml: 'eml' };
 
 /**
- * Parses a `:` command (`:issues`, `:errors`, `:storms`, `:draft`, `:since 1h`, `:until <time>|now`,
+ * Parses a `:` command (`:<view>` for each tab view of the registry, `:since 1h`, `:until <time>|now`,
  * `:format md`, `:w [path]`, `:q`). Time arguments are checked with the same parser as the
  * query language (`since:` terms), through `source.checkQuery`, so both accept the same text.
  * Pure apart from that check.
@@ -24,7 +25,8 @@ const FORMAT_ALIASES: Readonly<Record<string, DraftFormat>> = { text: 'text', tx
 export function runCommandLine(line: string, source: Pick<TuiSource, 'checkQuery'>): CommandResult {
   const [name = '', ...args] = line.trim().replace(/^:/, '').split(/\s+/);
   const arg = args.join(' ');
-  if ((VIEWS as readonly string[]).includes(name)) return { kind: 'view', view: name as (typeof VIEWS)[number] };
+  const view = TAB_VIEWS.find((v) => v === name);
+  if (view) return { kind: 'view', view };
   switch (name) {
     case 'since':
     case 'until': {
@@ -45,6 +47,6 @@ export function runCommandLine(line: string, source: Pick<TuiSource, 'checkQuery
     case 'quit':
       return { kind: 'quit' };
     default:
-      return { kind: 'error', message: `unknown command :${name} (try :issues :errors :storms :draft :since 1h :format md :w <path> :q)` };
+      return { kind: 'error', message: `unknown command :${name} (try ${TAB_VIEWS.map((v) => `:${v}`).join(' ')} :since 1h :format md :w <path> :q)` };
   }
 }

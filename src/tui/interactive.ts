@@ -5,11 +5,11 @@
  */
 
 /**
- * The one line printed when the UI cannot run; names the `--json` twins of each view, each
- * runnable as printed with `invocation` (how the user starts aap-triage, src/cli/invocation.ts).
+ * The one line printed when the UI cannot run; names the `--json` twin of each view (Issues,
+ * Errors, Detail, Storms, Draft, in that order), each runnable as printed with `invocation` (how the user starts aap-triage, src/cli/invocation.ts).
  */
 export function notInteractiveMessage(invocation = 'aap-triage'): string {
-  const twins = ['search --json', 'show <error_id> --json', 'storms --json', 'stats --json', 'draft --format md'].map((c) => `${invocation} ${c}`);
+  const twins = ['issues --json', 'search --json', 'show <error_id> --json', 'storms --json', 'draft --format md'].map((c) => `${invocation} ${c}`);
   return `aap-triage: the terminal UI needs an interactive terminal (stdin and stdout a TTY, CI unset); use the --json commands instead: ${twins.join(', ')}`;
 }
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { EXTENSION_URI_ENV, TRACE_URL_ENV, buildIncidentEml, extensionUriProblem, draftIncident, parseStormId, traceUrlProblem, type DraftSource } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
-import { writeOutFile } from '../write-out.js';
+import { writeOutFile } from '../../incident/write-out.js';
 import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
 
 /** commander's collector for a repeatable option. */

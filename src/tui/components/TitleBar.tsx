@@ -1,22 +1,20 @@
 import { Text } from 'ink';
 import { theme } from '../theme.js';
+import { TAB_VIEWS, tabOf, type ViewName } from '../registry.js';
 import { fit } from '../utils/cells.js';
-
-/** The views reachable with Tab, in Tab order. */
-export const TABS = ['issues', 'errors', 'storms', 'draft'] as const;
 
 /** Props of `TitleBar`. */
 export interface TitleBarProps {
-  /** Current view name (`errors`, `detail`, `storms`, `draft`, `help`). */
-  readonly view: string;
+  readonly view: ViewName;
   readonly width: number;
 }
 
-/** First line: the tool name and the tabs, the current one highlighted and bracketed. */
+/** First line: the tool name and the tabs (the registry's), the current one highlighted and bracketed. */
 export function TitleBar({ view, width }: TitleBarProps) {
-  const current = view === 'detail' ? 'errors' : view;
-  const tabs = TABS.map((t) => (t === current ? `[${t}]` : ` ${t} `));
-  const right = view === 'detail' ? 'detail' : view === 'help' ? 'help' : '';
+  const current = tabOf(view);
+  const tabs = TAB_VIEWS.map((t) => (t === current ? `[${t}]` : ` ${t} `));
+  // A view that is no tab is named after the tabs.
+  const right = TAB_VIEWS.includes(view) ? '' : view;
   const text = `aap-triage  ${tabs.join(' ')}${right ? `  › ${right}` : ''}`;
   return (
     <Text wrap="truncate" bold>

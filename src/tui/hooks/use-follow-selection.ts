@@ -1,4 +1,4 @@
-import { type Dispatch, type SetStateAction, useEffect, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import type { ErrorPage } from '../types.js';
 
 /**
@@ -7,13 +7,7 @@ import type { ErrorPage } from '../types.js';
  * cursor is on the first row, which follows the newest, as `tail -f` does. A move by the
  * operator (the cursor changed) is left alone. Active only while `active` (the Errors view).
  */
-export function useFollowSelection(
-  page: ErrorPage,
-  cursor: number,
-  active: boolean,
-  setCursor: Dispatch<SetStateAction<number>>,
-  setTop: Dispatch<SetStateAction<number>>,
-): void {
+export function useFollowSelection(page: ErrorPage, cursor: number, top: number, active: boolean, set: (at: { cursor: number; top: number }) => void): void {
   const follow = useRef<{ id: string | undefined; cursor: number; page: ErrorPage | null }>({ id: undefined, cursor: 0, page: null });
   useEffect(() => {
     const f = follow.current;
@@ -22,14 +16,13 @@ export function useFollowSelection(
       const j = page.rows.findIndex((r) => r.error_id === f.id);
       if (j >= 0) {
         const delta = page.offset + j - cursor;
-        setCursor(cursor + delta);
-        setTop((t) => t + delta);
+        set({ cursor: cursor + delta, top: top + delta });
       }
     }
     // After an operator's move the page for the new cursor may still be loading (reads are
     // async): the row under the cursor is unknown then, and nothing is followed until it is.
     follow.current = { id: cursor !== f.cursor ? here : (here ?? f.id), cursor, page };
-  }, [page, cursor, active, setCursor, setTop]);
+  }, [page, cursor, top, active, set]);
 }
 
 /**
@@ -38,22 +31,14 @@ export function useFollowSelection(
  * first shown row, and a cursor past the last row, or off the page, moves onto it. Without this
  * the list went blank (`rows 1338–1337 of 582`) until a key was pressed.
  */
-export function useClampSelection(
-  page: ErrorPage,
-  cursor: number,
-  top: number,
-  active: boolean,
-  setCursor: Dispatch<SetStateAction<number>>,
-  setTop: Dispatch<SetStateAction<number>>,
-): void {
+export function useClampSelection(page: ErrorPage, cursor: number, top: number, active: boolean, set: (at: { cursor: number; top: number }) => void): void {
   useEffect(() => {
     if (!active) return;
     const next = clampedSelection(page, cursor);
     // Only a page that is not where `top` asked (it was re-read at the end) or a cursor off it;
     // otherwise leave both to the operator and to useFollowSelection.
-    if (next.top !== top) setTop(next.top);
-    if (next.cursor !== cursor) setCursor(next.cursor);
-  }, [page, cursor, top, active, setCursor, setTop]);
+    if (next.top !== top || next.cursor !== cursor) set(next);
+  }, [page, cursor, top, active, set]);
 }
 
 /**

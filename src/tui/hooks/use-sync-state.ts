@@ -16,3 +16,23 @@ export function useSyncState<T>(initial: T): [T, (next: T | ((prev: T) => T)) =>
   }, []);
   return [value, set, ref];
 }
+
+/**
+ * `useReducer` with the same promise as {@link useSyncState}: the ref holds the state after
+ * every action at once, so a key handled before the previous key's render sees its effect.
+ * The dispatcher is stable.
+ *
+ * @example const [nav, dispatch, navRef] = useSyncReducer(navigate, () => initialNav('issues', '', { since: '1h' }));
+ */
+export function useSyncReducer<S, A>(reducer: (state: S, action: A) => S, init: () => S): [S, (action: A) => void, { readonly current: S }] {
+  const [value, setValue] = useState(init);
+  const ref = useRef(value);
+  const dispatch = useCallback(
+    (action: A) => {
+      ref.current = reducer(ref.current, action);
+      setValue(ref.current);
+    },
+    [reducer],
+  );
+  return [value, dispatch, ref];
+}

@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { writeOutFile } from '../../cli/write-out.js';
+import { writeOutFile } from '../../incident/write-out.js';
 import type { DraftFormat } from '../types.js';
 
 /** File extension per draft format. */
@@ -23,7 +23,7 @@ export interface WriteDraftOptions {
 /**
  * Writes a draft and returns the absolute path. The default name is
  * `incident-<stem>-<YYYYMMDDTHHMMSSZ>.<ext>` (e.g.
- * `incident-storm-20261130T0259Z-147dfc4f-20261130T031500Z.txt`). Written through the CLI's
+ * `incident-storm-20261130T0259Z-147dfc4f-20261130T031500Z.txt`). Written through
  * `writeOutFile` (issue 16): an existing file — default name or explicit path — is never
  * overwritten and a symlink at the final path is never followed (`O_EXCL | O_NOFOLLOW`), so a
  * second `w` in the same second fails with a clear message instead of losing a draft.

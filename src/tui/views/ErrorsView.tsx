@@ -4,7 +4,7 @@ import { Histogram } from '../components/Histogram.js';
 import { PromptBar } from '../components/PromptBar.js';
 import { type Column, Table } from '../components/Table.js';
 import { retryableColor, retryableLabel, theme } from '../theme.js';
-import { SORT_KEYS, sortHint } from '../keys.js';
+import { SORT_KEYS, sortHint } from '../sort-keys.js';
 import { LONGEST_CODE_LENGTH } from '../../triage/codes.js';
 import type { ErrorPage, ErrorRowView, ErrorSort, ErrorSortKey, HistogramBucket } from '../types.js';
 import { cells, fit } from '../utils/cells.js';

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { PromptBar } from '../components/PromptBar.js';
 import { type Column, Table } from '../components/Table.js';
-import { ISSUE_SORT_KEYS, sortHint } from '../keys.js';
+import { ISSUE_SORT_KEYS, sortHint } from '../sort-keys.js';
 import { retryableColor, retryableLabel, theme } from '../theme.js';
 import { LONGEST_CODE_LENGTH } from '../../triage/codes.js';
 import { formatDuration } from '../../triage/time.js';

@@ -2,6 +2,12 @@ import { closeSync, constants, openSync, renameSync, unlinkSync, writeSync } fro
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+/*
+ * Here, not in src/cli, because both front ends write incident drafts out (`aap-triage draft
+ * --out`, the TUI's `w`): src/tui may not import src/cli (DESIGN §3), and this module, like the
+ * rest of src/incident, imports nothing of ours.
+ */
+
 /**
  * Writes `content` to `file` (mode 0600) without ever following a symlink at the final path.
  *
