@@ -284,8 +284,7 @@ describe('MCP server span and metric (docs/gen-ai/mcp.md)', () => {
   });
 
   it('a JSON-RPC error: error.type and rpc.response.status_code the code as a string', async () => {
-    const { authorization: _drop, ...noAuth } = mcpHeaders;
-    await post(dmc.url, toolsCall('mcp-rpc-err', 'search_inventory'), noAuth);
+    await post(dmc.url, toolsCall('mcp-rpc-err', 'search_inventory'), { 'content-type': 'application/json', 'mcp-session-id': session });
     const span = await on.span('mcp-rpc-err');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.attributes['error.type']).toBe('-32001');
