@@ -184,7 +184,7 @@ const MAX_TRACESTATE = 512;
  * unprefixed `traceparent` / `tracestate`), extracted with the configured propagator; null when
  * the call is not a `tools/call`, carries none, or it does not give a valid span context. Only
  * those two keys are handed to the propagator: `_meta`'s other keys (`baggage` included) are
- * caller text and never enter the context.
+ * caller text and never enter the context. Never throws.
  */
 export function metaParent(call: RequestCall | null): Context | null {
   if (call?.method !== MCP_TOOLS_CALL) return null;
@@ -195,7 +195,13 @@ export function metaParent(call: RequestCall | null): Context | null {
   const carrier: Record<string, string> = { traceparent };
   const tracestate = ownString(meta, 'tracestate');
   if (tracestate !== null && tracestate.length <= MAX_TRACESTATE) carrier.tracestate = tracestate;
-  const ctx = propagation.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
-  const sc = trace.getSpanContext(ctx);
-  return sc && isSpanContextValid(sc) ? ctx : null;
+  try {
+    const ctx = propagation.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+    const sc = trace.getSpanContext(ctx);
+    return sc && isSpanContextValid(sc) ? ctx : null;
+  } catch {
+    // A host propagator that throws on odd input costs this call its remote parent, not the
+    // exchange its observation.
+    return null;
+  }
 }
