@@ -144,10 +144,19 @@ interface McpOutcome {
   statusCode: string | null;
 }
 
-function mcpFacts(r: McpOutcome, req: RequestConventionFacts | null): ConventionFacts {
-  // The allow-listed tool (knownSkills); an unknown tool is left out, never `_OTHER` as a name.
-  const tool = r.skill !== null && r.skill !== RPC_METHOD_OTHER ? r.skill : null;
-  const m: Attributes = { [ATTR_MCP_METHOD_NAME]: MCP_TOOLS_CALL, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL };
+/**
+ * MCP label sets, built once per combination of their (bounded) values and reused, as the
+ * metrics sink does with its own: the SDK reads them on every record, and a fresh object per call
+ * would only add garbage.
+ */
+const mcpLabelCache = new Map<string, Attributes>();
+const MCP_LABEL_CACHE_MAX = 4096;
+
+function mcpLabels(tool: string | null, r: McpOutcome, req: RequestConventionFacts | null): Attributes {
+  const key = `${tool ?? ''}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${req?.mcpProtocolVersion ?? ''}\u0000${req?.httpVersion ?? ''}`;
+  let m = mcpLabelCache.get(key);
+  if (m) return m;
+  m = { [ATTR_MCP_METHOD_NAME]: MCP_TOOLS_CALL, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL };
   if (tool !== null) m[ATTR_GEN_AI_TOOL_NAME] = tool;
   // error.type: the JSON-RPC code, else (an error inside a successful result: DMC-12's
   // result.data) its bounded code — the record's error.type already follows that rule.
@@ -157,8 +166,18 @@ function mcpFacts(r: McpOutcome, req: RequestConventionFacts | null): Convention
   m[ATTR_NETWORK_PROTOCOL_NAME] = 'http';
   if (req?.httpVersion) m[ATTR_NETWORK_PROTOCOL_VERSION] = req.httpVersion;
   m[ATTR_NETWORK_TRANSPORT] = 'tcp';
-  const a: Attributes = { ...m };
-  if (req?.mcpSessionId) a[ATTR_MCP_SESSION_ID] = req.mcpSessionId;
+  Object.freeze(m);
+  if (mcpLabelCache.size >= MCP_LABEL_CACHE_MAX) mcpLabelCache.clear();
+  mcpLabelCache.set(key, m);
+  return m;
+}
+
+function mcpFacts(r: McpOutcome, req: RequestConventionFacts | null): ConventionFacts {
+  // The allow-listed tool (knownSkills); an unknown tool is left out, never `_OTHER` as a name.
+  const tool = r.skill !== null && r.skill !== RPC_METHOD_OTHER ? r.skill : null;
+  const m = mcpLabels(tool, r, req);
+  // The session id is a span attribute only, never a label.
+  const a = req?.mcpSessionId ? { ...m, [ATTR_MCP_SESSION_ID]: req.mcpSessionId } : m;
   return { spanName: tool !== null ? `${MCP_TOOLS_CALL} ${tool}` : MCP_TOOLS_CALL, attributes: a, mcpMetric: m };
 }
 
