@@ -8,7 +8,7 @@
 // src/tui/index.ts RENDER_BUNDLE). Through rolldown's API both are quiet: no chunk table, only
 // warnings (issue 31 "a quiet build").
 import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
@@ -39,9 +39,9 @@ await build({
 
 // The command line as one file plus lazy chunks (issue 31 "Start-up"): `aap-triage --version`
 // then loads a few files of ours instead of ~110. bin/aap-triage.js imports dist/bin/cli.js.
-// The terminal UI and the demo stay the modules tsc wrote (dist/tui, dist/demo), imported
+// The terminal UI and the demo stay the modules tsc wrote (dist/tui, dist/cli/demo), imported
 // relatively when a command needs them: the TUI finds its renderer bundle beside its own module.
-const LAZY_MODULES = new Set(['dist/tui/index.js', 'dist/tui/interactive.js', 'dist/demo/command.js'].map((p) => fileURLToPath(new URL(`../${p}`, import.meta.url))));
+const LAZY_MODULES = new Set(['dist/tui/index.js', 'dist/tui/interactive.js', 'dist/cli/demo/command.js'].map((p) => fileURLToPath(new URL(`../${p}`, import.meta.url))));
 const cliOut = new URL('../dist/bin/', import.meta.url);
 rmSync(cliOut, { recursive: true, force: true });
 await build({
@@ -52,7 +52,13 @@ await build({
     return isPackage(id);
   },
   logLevel: 'warn',
-  output: { dir: cliOut.pathname, format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js' },
+  output: {
+    dir: cliOut.pathname,
+    format: 'esm',
+    chunkFileNames: 'chunk-[name]-[hash].js',
+    // A lazy module's specifier as seen from dist/bin (rolldown would keep it relative to dist/cli).
+    paths: (id) => (LAZY_MODULES.has(id) ? relative(cliOut.pathname, id) : id),
+  },
 });
 
 // The TUI renderer as one file: ink's few hundred modules load as one (src/tui/index.ts).

@@ -36,21 +36,34 @@ export function labelNameProblem(name: string): string | null {
 }
 
 /**
- * Stores (or replaces) the label of `client` in the store at `path`. `contact` must already be a
+ * The label as stored: the name checked ({@link labelNameProblem}) and trimmed, `updated_at`
+ * = `now` (epoch ms, default the clock). @throws {RangeError} for a bad name.
+ */
+export function checkedClientLabel(label: { client: string; name: string; contact: string | null; now?: number }): ClientLabel {
+  const problem = labelNameProblem(label.name);
+  if (problem) throw new RangeError(`Expected a label name of 1–${MAX_LABEL_NAME} printable characters; the name ${problem}`);
+  return { client: label.client, name: label.name.trim(), contact: label.contact, updated_at: label.now ?? Date.now() };
+}
+
+/**
+ * Stores (or replaces) the label of `client` in the SQLite store at `path`. `contact` must already be a
  * validated address (src/incident/address.ts) or null. Returns the stored label.
  * @throws {AuditStoreError} when the store cannot be opened; RangeError for a bad name.
  */
 export function setClientLabel(path: string, label: { client: string; name: string; contact: string | null; now?: number }): ClientLabel {
-  const problem = labelNameProblem(label.name);
-  if (problem) throw new RangeError(`Expected a label name of 1–${MAX_LABEL_NAME} printable characters; the name ${problem}`);
-  const row: ClientLabel = { client: label.client, name: label.name.trim(), contact: label.contact, updated_at: label.now ?? Date.now() };
+  const row = checkedClientLabel(label);
+  storeClientLabel(path, row);
+  return row;
+}
+
+/** Stores (or replaces) an already checked label in the SQLite store at `path`. @throws {AuditStoreError} */
+export function storeClientLabel(path: string, row: ClientLabel): void {
   const db = openAuditMaintenance(path);
   try {
     db.prepare(
       `INSERT INTO client_labels (client, name, contact, updated_at) VALUES (@client, @name, @contact, @updated_at)
        ON CONFLICT (client) DO UPDATE SET name = excluded.name, contact = excluded.contact, updated_at = excluded.updated_at`,
     ).run(row);
-    return row;
   } catch (error) {
     throw new AuditStoreError('unreadable', path, `cannot store the label: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   } finally {

@@ -7,38 +7,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { applyMigrations } from './migrate.js';
 
-/** Column names of `error_events`, in table order. These are the `--json` field names of the CLI. */
-export const ERROR_EVENT_COLUMNS = [
-  'error_id',
-  'occurred_at',
-  'trace_id',
-  'span_id',
-  'upstream_trace_id',
-  'service',
-  'protocol',
-  'protocol_version',
-  'rpc_method',
-  'skill',
-  'code',
-  'legacy_error',
-  'jsonrpc_code',
-  'http_status',
-  'retryable',
-  'retry_after_ms',
-  'client',
-  'fingerprint',
-  'idempotency',
-  'subject',
-  'attempt',
-  'retry_flags',
-  'violations',
-  'conformance',
-  'duration_ms',
-  'key_id',
-  'issue_key',
-  'subject_alt',
-  'origin',
-] as const;
+/** Column names of `error_events`, in table order: from the column table (columns.ts). */
+export { ERROR_EVENT_COLUMNS } from './columns.js';
 
 /** Column names of `traffic`. */
 export const TRAFFIC_COLUMNS = ['minute', 'service', 'skill', 'client', 'requests', 'errors', 'retries'] as const;

@@ -38,9 +38,16 @@ export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
     const D = Driver as typeof BetterSqlite3;
     fs.mkdirSync(pathModule.dirname(init.path), { recursive: true, mode: 0o700 });
     // Create the file 0600 before SQLite does (SQLite would use 0644 less the umask); SQLite
-    // gives the -wal and -shm files the main file's mode.
-    fs.closeSync(fs.openSync(init.path, 'a', 0o600));
+    // gives the -wal and -shm files the main file's mode. Only a new file ('wx'): closing any
+    // descriptor of an existing one would drop every POSIX lock this process holds on it, those
+    // of the other writers' connections in this process too (issue 27, docs/audit-store.md).
+    try {
+      fs.closeSync(fs.openSync(init.path, 'wx', 0o600));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+    }
     const st = fs.statSync(init.path);
+    if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, open '${init.path}'`), { code: 'EISDIR' });
     let mode = st.mode & 0o777;
     let chmodded = false;
     if ((mode & 0o077) !== 0) {

@@ -1,26 +1,26 @@
 /**
- * The SQLite audit writer (DESIGN §5, issue #4 "Writer"): a bounded queue on the caller's
- * thread, batches handed to a worker thread that commits each in one `BEGIN IMMEDIATE`
- * transaction. Nothing here throws into the host after `openAuditSink` returns.
+ * The audit writer (DESIGN §5 "Writer", issue #4) for either store: a bounded queue on the
+ * caller's thread whose batches go to the store's writer thread (SQLite: one `BEGIN IMMEDIATE`
+ * transaction each; PostgreSQL: one statement or transaction each). This file is the queue and
+ * its accounting; the thread is writer-thread.ts (started from the backend's spec), overflow
+ * gaps writer-gaps.ts, the health report writer-health.ts. Nothing here throws into the host
+ * after `openAuditSink` returns.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
-import { removeWriterHealthFiles, writeHealthFileAsync } from './health.js';
-import type { BatchMessage, FromWorker, GapRow, TrafficRow, WorkerInit } from './internal-types.js';
-import { applyMigrations } from './migrate.js';
+import type { WriterWorkerSpec } from './backend.js';
+import { eventToRow, rowService, rowTime } from './columns.js';
+import type { BatchMessage, FromWorker, GapRow, TrafficRow } from './internal-types.js';
+import { openBackend } from './open-backend.js';
 import { checkOptions } from './options.js';
 import type { AuditSinkOptions, Settings } from './options.js';
+import { dbTargetProblem, isPostgresUrl, storeLabel } from './paths.js';
 import { registerExitFlush, unregisterExitFlush } from './process-hooks.js';
 import type { ExitFlushable } from './process-hooks.js';
-import { dbTargetProblem, isPostgresUrl, nodePgConnectionString, storeLabel } from './paths.js';
-import { ensurePartitions, migratePg, PG_MIGRATIONS, schemaFunctionsSource } from './pg/schema.js';
-import { pgWriterWorkerMain, type PgWorkerInit } from './pg/writer-worker.js';
-import { issueHoursBatchSql } from './pg/issue-hours.js';
-import { eventToRow, gapRow, trafficKey, trafficToRow } from './row.js';
-import { ERROR_EVENT_COLUMNS, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from './schema.js';
+import { addTraffic, gapRow, trafficKey, trafficToRow } from './row.js';
 import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
-import { writerWorkerMain } from './writer-worker.js';
+import { GapTracker } from './writer-gaps.js';
+import { HealthReport } from './writer-health.js';
+import { WriterThread } from './writer-thread.js';
 
 /** Health with the counters only this sink has. */
 export interface SqliteAuditHealth extends AuditHealth {
@@ -28,17 +28,15 @@ export interface SqliteAuditHealth extends AuditHealth {
   duplicates: number;
 }
 
-/** The SQLite sink: an {@link AuditSink} that also says where it writes. */
+/** The audit sink: an {@link AuditSink} that also says where it writes. */
 export interface SqliteAuditSink extends AuditSink {
-  /** Absolute database path. */
+  /** Absolute database path, or the PostgreSQL URL without its password. */
   readonly path: string;
   recordGap(gap: AuditGap): void;
   health(): SqliteAuditHealth;
 }
 
-/** Minimum gap between two warn lines of the same kind, ms. */
-const WARN_INTERVAL_MS = 60_000;
-
+/** A batch handed to the thread and not answered yet. */
 interface InFlight {
   seq: number;
   rows: number;
@@ -49,40 +47,14 @@ interface InFlight {
   service: string;
 }
 
-interface Gap {
-  service: string;
-  startedAt: number;
-  endedAt: number;
-  count: number;
-}
-
-/**
- * First lines of both workers' source. The bundle (dist/lib, scripts/bundle-lib.mjs) rewrites
- * `require` inside the worker functions to rolldown's `__require` shim, which an eval worker
- * does not have: it gets Node's own `require` under that name.
- */
-const WORKER_PRELUDE = "'use strict';\nconst __require = require;\n";
-
-/** The worker's source: the migration function and the worker body, as plain JavaScript. */
-function workerSource(): string {
-  // Both functions inline as expressions (a bundler may rename their declarations), and
-  // `require` passed in (the library bundle rewrites free `require(…)` calls to its own shim).
-  return `'use strict';\n(${writerWorkerMain.toString()})(${applyMigrations.toString()}, require);\n`;
-}
-
-/** The PostgreSQL worker's source: the schema functions and the worker body (pg/writer-worker.ts). */
-function pgWorkerSource(): string {
-  // By the functions' own names: a bundler may rename them.
-  return `${WORKER_PRELUDE}${schemaFunctionsSource()}\n(${pgWriterWorkerMain.toString()})({ migratePg: ${migratePg.name}, ensurePartitions: ${ensurePartitions.name}, issueHoursBatchSql: ${issueHoursBatchSql.name} });\n`;
-}
-
 class Writer implements SqliteAuditSink, ExitFlushable {
   readonly path: string;
   readonly exitFlushTimeoutMs: number;
   private readonly settings: Settings;
-  private worker: Worker | null = null;
-  private readonly signal = new SharedArrayBuffer(8);
-  private readonly signalView = new Int32Array(this.signal);
+  private readonly spec: WriterWorkerSpec;
+  private thread: WriterThread | null = null;
+  private readonly reports: HealthReport;
+  private readonly overflow: GapTracker;
   private state: AuditHealth['state'] = 'ok';
   private reason: string | null = null;
   private opened = false;
@@ -97,7 +69,6 @@ class Writer implements SqliteAuditSink, ExitFlushable {
   private pendingService: string | null = null;
   private traffic = new Map<string, TrafficRow>();
   private gaps: GapRow[] = [];
-  private openGap: Gap | null = null;
   private inFlight = new Map<number, InFlight>();
   private inFlightRows = 0;
   private seq = 0;
@@ -106,70 +77,45 @@ class Writer implements SqliteAuditSink, ExitFlushable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private dueOnResult = false;
   private closing: Promise<void> | null = null;
-  private lastWarn = new Map<string, number>();
 
   constructor(settings: Settings) {
     this.settings = settings;
-    // A PostgreSQL URL is shown (logs, health file) without its password.
-    const postgres = isPostgresUrl(settings.path);
-    this.path = postgres || dbTargetProblem(settings.path) !== null ? storeLabel(settings.path) : settings.path;
-    this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
     const targetProblem = dbTargetProblem(settings.path);
+    // A PostgreSQL URL is shown (logs, health file) without its password.
+    this.path = isPostgresUrl(settings.path) || targetProblem !== null ? storeLabel(settings.path) : settings.path;
+    this.exitFlushTimeoutMs = settings.exitFlushTimeoutMs;
+    this.reports = new HealthReport(this.path, settings, () => this.health());
+    this.overflow = new GapTracker(settings.service);
+    this.spec = openBackend(settings.path).writer;
     if (targetProblem !== null) {
       this.fail(targetProblem);
       return;
     }
-    const driver = postgres ? 'pg' : 'better-sqlite3';
-    let driverPath: string;
-    try {
-      driverPath = createRequire(import.meta.url).resolve(driver);
-    } catch (error) {
-      this.fail(`${driver} cannot be found (${String((error as Error).message).split('\n')[0]}): run npm install`);
-      return;
-    }
-    const pgInit: PgWorkerInit = {
-      url: nodePgConnectionString(settings.path),
-      driverPath,
-      retryForMs: settings.busyTimeoutMs,
-      migrations: PG_MIGRATIONS,
-      errorColumns: ERROR_EVENT_COLUMNS,
-      signal: this.signal,
-    };
-    const init: WorkerInit = {
-      path: settings.path,
-      driverPath,
-      busyTimeoutMs: settings.busyTimeoutMs,
-      journalSizeLimitBytes: settings.journalSizeLimitBytes,
-      idleCheckpointMs: settings.idleCheckpointMs,
-      migrations: MIGRATIONS,
-      errorColumns: ERROR_EVENT_COLUMNS,
-      issueHoursUpsert: ISSUE_HOURS_UPSERT_SQL,
-      signal: this.signal,
-    };
-    try {
-      this.worker = postgres
-        ? new Worker(pgWorkerSource(), { eval: true, workerData: pgInit, name: 'aap-triage-audit-writer-pg' })
-        : new Worker(workerSource(), { eval: true, workerData: init, name: 'aap-triage-audit-writer' });
-    } catch (error) {
-      this.fail(`cannot start the audit writer thread: ${String((error as Error).message)}`);
-      return;
-    }
-    this.worker.unref();
-    this.worker.on('message', (message: FromWorker) => this.onMessage(message));
-    this.worker.on('error', (error) => this.fail(`audit writer thread crashed: ${String(error.message).split('\n')[0]}`));
-    this.worker.on('exit', () => {
-      if (!this.closing) this.fail('audit writer thread exited unexpectedly');
-      this.worker = null;
-      this.settle();
+    const thread = WriterThread.start(this.spec, settings, {
+      message: (message) => this.onMessage(message),
+      fail: (reason) => this.fail(reason),
+      exit: () => {
+        if (!this.closing) this.fail('audit writer thread exited unexpectedly');
+        this.settle();
+      },
     });
+    if (typeof thread === 'string') {
+      this.fail(thread);
+      return;
+    }
+    this.thread = thread;
     registerExitFlush(this, settings.handleSignals);
+  }
+
+  private get alive(): boolean {
+    return this.thread?.alive ?? false;
   }
 
   write(event: ErrorEvent): void {
     try {
       if (this.closing || this.state === 'failed') {
         this.failed++;
-        this.reportSoon();
+        this.reports.reportSoon();
         return;
       }
       if (this.pending.length + this.inFlightRows >= this.settings.queueLimit) {
@@ -177,12 +123,12 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         return;
       }
       const row = eventToRow(event, this.settings.knownNames);
-      if (this.openGap) this.closeGap();
+      if (this.overflow.isOpen) this.closeGap();
       this.pending.push(row);
-      const at = row[1] as number;
+      const at = rowTime(row);
       if (at < this.pendingMinAt) this.pendingMinAt = at;
       if (at > this.pendingMaxAt) this.pendingMaxAt = at;
-      this.pendingService ??= row[5] as string;
+      this.pendingService ??= rowService(row);
       if (this.pending.length >= this.settings.batchSize) {
         if (this.inFlight.size === 0) this.dispatch();
         else this.dueOnResult = true;
@@ -190,7 +136,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     } catch (error) {
       this.failed++;
       // The error's name only: its message could quote the event.
-      this.warn('bad_event', { err: (error as Error)?.name ?? 'Error' }, 'audit: an error event could not be converted and was not recorded');
+      this.reports.warn('bad_event', { err: (error as Error)?.name ?? 'Error' }, 'audit: an error event could not be converted and was not recorded');
     }
   }
 
@@ -205,7 +151,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         this.gaps.push(gapRow(gap.service, Math.trunc(gap.startedAt), Math.trunc(gap.endedAt), count, gap.reason));
         this.arm();
       }
-      this.reportSoon();
+      this.reports.reportSoon();
     } catch {
       // a summary is best effort; never throw into the host
     }
@@ -220,13 +166,11 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         const key = trafficKey(sample);
         const existing = this.traffic.get(key);
         if (existing) {
-          existing[4] += row[4];
-          existing[5] += row[5];
-          existing[6] += row[6];
+          addTraffic(existing, row);
         } else if (this.traffic.size < this.settings.queueLimit) {
           this.traffic.set(key, row);
         } else {
-          this.warn('traffic_full', { keys: this.traffic.size }, 'audit: traffic buffer full; some request counters were not recorded');
+          this.reports.warn('traffic_full', { keys: this.traffic.size }, 'audit: traffic buffer full; some request counters were not recorded');
         }
       }
       this.arm();
@@ -239,13 +183,13 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     await this.whenOpened();
     this.dispatchAll();
     const target = this.seq;
-    if (this.processedSeq < target && this.worker) {
+    if (this.processedSeq < target && this.alive) {
       await new Promise<void>((resolve) => {
         this.flushWaiters.push({ seq: target, resolve });
-        this.worker?.ref();
+        this.thread?.ref();
       });
     }
-    await this.healthWritten();
+    await this.reports.written();
   }
 
   close(): Promise<void> {
@@ -279,27 +223,14 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   flushSync(timeoutMs: number, close = false): void {
     try {
-      if (!this.worker) return;
+      const thread = this.thread;
+      if (!thread?.alive) return;
       this.dispatchPending();
-      const target = this.seq;
       const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const seen = Atomics.load(this.signalView, 0);
-        const left = deadline - Date.now();
-        if (left <= 0) return;
-        if (seen >= target) break;
-        Atomics.wait(this.signalView, 0, seen, left);
-      }
-      if (!close) return;
+      if (!thread.waitProcessedSync(this.seq, deadline) || !close) return;
       // The process is ending: close the connection, so the last writer checkpoints and
       // truncates the WAL instead of leaving it at its high-water mark.
-      this.worker.postMessage({ type: 'close' });
-      const left = deadline - Date.now();
-      if (left > 0 && Atomics.load(this.signalView, 1) === 0) Atomics.wait(this.signalView, 1, 0, left);
-      if (Atomics.load(this.signalView, 1) !== 0 && this.endedCleanly()) {
-        this.clearReportTimer();
-        removeWriterHealthFiles(this.path, this.settings.service, process.pid);
-      }
+      if (thread.closeSync(deadline) && this.endedCleanly()) this.reports.removeAtExit();
     } catch {
       // exiting anyway
     }
@@ -309,45 +240,30 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     await this.flush();
     this.clearTimer();
     unregisterExitFlush(this);
-    const worker = this.worker;
-    if (worker) {
-      worker.ref();
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'close' });
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 10_000).unref());
-      if ((await Promise.race([exited, timeout])) === 'timeout') await worker.terminate();
-    }
-    this.clearReportTimer();
-    this.report();
-    await this.healthWritten();
+    await this.thread?.close();
+    this.reports.cancelSoon();
+    this.reports.report();
+    await this.reports.written();
     // A clean shutdown leaves no health file behind (issue 31); one that lost records keeps its
-    // last report, so `doctor` can show it (once) after the process is gone.
-    if (this.endedCleanly()) removeWriterHealthFiles(this.path, this.settings.service, process.pid);
-    this.closed = true;
+    // last report, so `doctor` can show it (once) after the process is gone. Later writes only count.
+    this.reports.finish(this.endedCleanly());
   }
-
-  /** Set once close() is done: the health file is final (removed or last report); later writes only count. */
-  private closed = false;
 
   /** True when the writer is closing with nothing lost: state ok, no record dropped or failed. */
   private endedCleanly(): boolean {
     return this.state === 'ok' && this.dropped === 0 && this.failed === 0;
   }
 
-  private clearReportTimer(): void {
-    if (this.reportTimer !== undefined) clearTimeout(this.reportTimer);
-    this.reportTimer = undefined;
-  }
-
   private hasPending(): boolean {
     return this.pending.length > 0 || this.traffic.size > 0 || this.gaps.length > 0;
   }
 
-  /** Hand the next batch (at most batchSize rows, plus traffic and gaps) to the worker. */
+  /** Hand the next batch (at most batchSize rows, plus traffic and gaps) to the thread. */
   private dispatch(): void {
     this.clearTimer();
     this.dueOnResult = false;
-    if (!this.worker) {
+    const thread = this.thread;
+    if (!thread?.alive) {
       this.failed += this.pending.length;
       this.resetPending();
       return;
@@ -362,7 +278,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       minAt = Infinity;
       maxAt = -Infinity;
       for (const row of rows) {
-        const at = row[1] as number;
+        const at = rowTime(row);
         if (at < minAt) minAt = at;
         if (at > maxAt) maxAt = at;
       }
@@ -373,23 +289,23 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     if (rest.length > 0) {
       this.pending = rest;
       for (const row of rest) {
-        const at = row[1] as number;
+        const at = rowTime(row);
         if (at < this.pendingMinAt) this.pendingMinAt = at;
         if (at > this.pendingMaxAt) this.pendingMaxAt = at;
       }
-      this.pendingService = rest[0]?.[5] as string;
+      this.pendingService = rowService(rest[0] as unknown[]);
       if (rest.length >= this.settings.batchSize) this.dueOnResult = true;
       else this.arm();
     }
-    this.worker.ref();
-    this.worker.postMessage(message);
+    thread.ref();
+    thread.post(message);
   }
 
   /** Hand over everything queued, in batches of at most batchSize (flush, exit). */
   private dispatchAll(): void {
-    if (this.openGap) this.closeGap();
-    while (this.hasPending() && this.worker) this.dispatch();
-    if (!this.worker && this.pending.length > 0) this.dispatch();
+    if (this.overflow.isOpen) this.closeGap();
+    while (this.hasPending() && this.alive) this.dispatch();
+    if (!this.alive && this.pending.length > 0) this.dispatch();
     this.clearTimer();
   }
 
@@ -419,27 +335,20 @@ class Writer implements SqliteAuditSink, ExitFlushable {
 
   private drop(event: ErrorEvent): void {
     this.dropped++;
-    this.reportSoon();
-    const at = typeof event?.occurred_at === 'number' && Number.isFinite(event.occurred_at) ? Math.trunc(event.occurred_at) : Date.now();
-    if (!this.openGap) {
-      const service = this.settings.service ?? (typeof event?.service === 'string' ? event.service : 'unknown_service');
-      this.openGap = { service, startedAt: at, endedAt: at, count: 0 };
-      this.warn(
+    this.reports.reportSoon();
+    if (this.overflow.drop(event)) {
+      this.reports.warn(
         'queue_full',
         { queueLimit: this.settings.queueLimit, path: this.path },
         'audit: queue full; error records are being dropped and counted (a gap row will say how many)',
       );
     }
-    this.openGap.count++;
-    if (at < this.openGap.startedAt) this.openGap.startedAt = at;
-    if (at > this.openGap.endedAt) this.openGap.endedAt = at;
   }
 
   private closeGap(): void {
-    const gap = this.openGap;
-    if (!gap) return;
-    this.openGap = null;
-    this.gaps.push(gapRow(gap.service, gap.startedAt, gap.endedAt, gap.count, 'queue_full'));
+    const row = this.overflow.close();
+    if (!row) return;
+    this.gaps.push(row);
     this.arm();
   }
 
@@ -448,16 +357,14 @@ class Writer implements SqliteAuditSink, ExitFlushable {
       case 'ready':
         this.opened = true;
         if (message.chmodded) this.settings.logger.warn({ path: this.path }, 'audit: database file was readable by others; set it to mode 0600');
-        this.report();
+        this.reports.report();
         this.releaseOpenWaiters();
         return;
       case 'failed':
         this.opened = true;
         this.fail(
           message.kind === 'native-module'
-            ? isPostgresUrl(this.settings.path)
-              ? `the pg client failed to load (${message.code}: ${message.message}): install pg; the server keeps running without an audit log`
-              : `better-sqlite3 failed to load (${message.code}: ${message.message}): run npm rebuild better-sqlite3; the server keeps running without an audit log`
+            ? this.spec.driverFailure(message.code, message.message)
             : `cannot open audit database ${this.path} (${message.code}: ${message.message}); the server keeps running without an audit log`,
         );
         this.releaseOpenWaiters();
@@ -480,7 +387,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     if (reopened) {
       const file = reopened.what === 'lost' ? 'database file was lost earlier' : `database file was ${reopened.what} while open`;
       if (reopened.error === null) this.settings.logger.warn({ path: this.path, what: reopened.what }, `audit: ${file}; reopened ${this.path}`);
-      else this.warn(`reopen_${reopened.error.code}`, { path: this.path, what: reopened.what, code: reopened.error.code }, `audit: ${file} and cannot be reopened (${reopened.error.code}: ${reopened.error.message})`);
+      else this.reports.warn(`reopen_${reopened.error.code}`, { path: this.path, what: reopened.what, code: reopened.error.code }, `audit: ${file} and cannot be reopened (${reopened.error.code}: ${reopened.error.message})`);
     }
     if (message.error === null) {
       this.written += message.written;
@@ -489,7 +396,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         this.state = 'ok';
         this.reason = null;
         this.settings.logger.info({ path: this.path }, 'audit: writes succeed again');
-        this.report();
+        this.reports.report();
       }
     } else {
       this.failed += rows;
@@ -500,32 +407,32 @@ class Writer implements SqliteAuditSink, ExitFlushable {
         // The batch's own gap rows were not written either: queue them again, then one for its rows.
         if (batch) this.gaps.unshift(...batch.gaps);
         if (batch && rows > 0) this.gaps.push(gapRow(batch.service, batch.minAt, batch.maxAt, rows, reopened ? `file_${reopened.what}` : 'write_failed'));
-        this.warn(`batch_${message.error.code}`, { path: this.path, code: message.error.code, rows }, `audit: ${this.reason}`);
-        if (first) this.report();
+        this.reports.warn(`batch_${message.error.code}`, { path: this.path, code: message.error.code, rows }, `audit: ${this.reason}`);
+        if (first) this.reports.report();
       }
     }
     // Health is rewritten when counts change, not only on a state change (throttled).
-    this.reportSoon();
+    this.reports.reportSoon();
     if (this.pending.length >= this.settings.batchSize || (this.dueOnResult && this.hasPending())) this.dispatch();
     else if (this.hasPending()) this.arm();
     this.settle();
   }
 
-  /** Resolve flush waiters and unref the worker once nothing is in flight. */
+  /** Resolve flush waiters and unref the thread once nothing is in flight. */
   private settle(): void {
-    const done = this.worker ? this.processedSeq : Infinity;
+    const done = this.alive ? this.processedSeq : Infinity;
     this.flushWaiters = this.flushWaiters.filter((waiter) => {
       if (waiter.seq > done) return true;
       waiter.resolve();
       return false;
     });
-    if (this.inFlight.size === 0 && this.flushWaiters.length === 0 && !this.closing) this.worker?.unref();
-    if (!this.worker) this.releaseOpenWaiters();
+    if (this.inFlight.size === 0 && this.flushWaiters.length === 0 && !this.closing) this.thread?.unref();
+    if (!this.alive) this.releaseOpenWaiters();
   }
 
   private whenOpened(): Promise<void> {
-    if (this.opened || !this.worker) return Promise.resolve();
-    this.worker.ref();
+    if (this.opened || !this.alive) return Promise.resolve();
+    this.thread?.ref();
     return new Promise((resolve) => this.openWaiters.push(resolve));
   }
 
@@ -533,7 +440,7 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     const waiters = this.openWaiters;
     this.openWaiters = [];
     for (const resolve of waiters) resolve();
-    if (this.inFlight.size === 0 && this.flushWaiters.length === 0 && !this.closing) this.worker?.unref();
+    if (this.inFlight.size === 0 && this.flushWaiters.length === 0 && !this.closing) this.thread?.unref();
   }
 
   private fail(reason: string): void {
@@ -547,76 +454,14 @@ class Writer implements SqliteAuditSink, ExitFlushable {
     this.resetPending();
     this.clearTimer();
     this.settings.logger.error({ path: this.path, lost }, `audit: ${reason}`);
-    this.report();
-  }
-
-  private reportTimer: ReturnType<typeof setTimeout> | undefined;
-  private lastReport = 0;
-
-  /** Rewrites the health file at most once per second, the last change included. */
-  private reportSoon(): void {
-    if (this.reportTimer !== undefined) return;
-    const wait = this.lastReport + 1000 - Date.now();
-    if (wait <= 0) {
-      this.report();
-      return;
-    }
-    this.reportTimer = setTimeout(() => {
-      this.reportTimer = undefined;
-      this.report();
-    }, wait);
-    this.reportTimer.unref();
-  }
-
-  /** The health file write in progress, and whether a newer report waits for it. */
-  private healthWrite: Promise<void> | null = null;
-  private healthDirty = false;
-
-  /** Resolves once the health file holds the latest report. */
-  private async healthWritten(): Promise<void> {
-    while (this.healthWrite) await this.healthWrite;
-  }
-
-  /** Writes the health file off the event loop, one write at a time, the latest report last. */
-  private writeHealth(): void {
-    if (this.closed) return;
-    if (this.healthWrite) {
-      this.healthDirty = true;
-      return;
-    }
-    const health = this.health();
-    this.healthWrite = writeHealthFileAsync({ ...health, path: this.path, service: this.settings.service, pid: process.pid, updatedAt: Date.now() }).then(() => {
-      this.healthWrite = null;
-      if (this.healthDirty) {
-        this.healthDirty = false;
-        this.writeHealth();
-      }
-    });
-  }
-
-  private report(): void {
-    this.lastReport = Date.now();
-    const health = this.health();
-    this.writeHealth();
-    try {
-      this.settings.onHealth?.(health);
-    } catch {
-      // a user hook never breaks the writer
-    }
-  }
-
-  private warn(kind: string, fields: object, message: string): void {
-    const now = Date.now();
-    const last = this.lastWarn.get(kind);
-    if (last !== undefined && now - last < WARN_INTERVAL_MS) return;
-    this.lastWarn.set(kind, now);
-    this.settings.logger.warn(fields, message);
+    this.reports.report();
   }
 }
 
 /**
- * Open the batched SQLite audit writer (DESIGN §5, issue #4). Returns at once; the database is
- * opened (created 0600, WAL, migrated) in a worker thread. If that fails, the sink reports
+ * Open the batched audit writer (DESIGN §5, issue #4) on the store `options.path` names (a SQLite
+ * file, or a PostgreSQL URL). Returns at once; the store is opened (SQLite: created 0600, WAL;
+ * both: migrated) in a worker thread. If that fails, the sink reports
  * `state: 'failed'` in `health()` and the health file, logs one line, and counts every record
  * as failed: `write` and `recordTraffic` never throw and never block on I/O.
  *

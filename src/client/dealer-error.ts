@@ -6,7 +6,7 @@
  */
 import type { ErrorProtocol, ParsedError, Violation, WireForm } from '../protocol/index.js';
 import { incidentReport, type BuyerIncidentReport, type IncidentReportOptions } from './incident-report.js';
-import type { AttemptRecord, StopReason } from './types.js';
+import { attemptRecordOf, type AttemptRecord, type StopReason } from './attempt.js';
 
 /** Fields a `DealerAgentError` is built from: the protocol parser's `ParsedError` plus what the HTTP exchange adds. */
 export interface DealerAgentErrorInit {
@@ -150,15 +150,7 @@ export class DealerAgentError extends Error {
 
   /** This error as one attempt record (used by `withRetries`). */
   asAttemptRecord(attempt: number, startedAt: number): AttemptRecord {
-    return {
-      attempt,
-      startedAt,
-      code: this.code,
-      errorId: this.errorId,
-      traceId: this.traceId,
-      retryAfterMs: this.retryAfterMs,
-      delayMs: null,
-    };
+    return attemptRecordOf(this, attempt, startedAt);
   }
 }
 

@@ -8,12 +8,12 @@
  */
 // The modules, not the index: the index also re-exports the address parser (nodemailer), which
 // a buyer that only reads errors should not load (issue 13).
-import { renderDocumentText } from '../incident/document.js';
+import { renderDocumentText } from '../incident/text.js';
 import type { IncidentDocument, TableColumn } from '../incident/document.js';
 import { buildIncidentEml } from '../incident/eml.js';
 import type { EmlOptions } from '../incident/eml.js';
-import type { DealerAgentError } from './dealer-error.js';
-import type { AttemptRecord, StopReason } from './types.js';
+import type { ErrorProtocol, Violation, WireForm } from '../protocol/index.js';
+import { attemptRecordOf, type AttemptRecord, type StopReason } from './attempt.js';
 
 /** Options of `incidentReport` / `incidentReportEml`. */
 export interface IncidentReportOptions {
@@ -23,6 +23,32 @@ export interface IncidentReportOptions {
   buyer?: string;
   /** When the report is written, epoch ms. @default Date.now() */
   now?: number;
+}
+
+/**
+ * What the report reads of an error: the fields of a `DealerAgentError` (which is one), named
+ * here so the report depends on the shape, not the class (the class offers the report as a method).
+ */
+export interface ReportedError {
+  readonly protocol: ErrorProtocol;
+  readonly form: WireForm;
+  readonly code: string;
+  readonly jsonrpcCode: number | null;
+  readonly httpStatus: number;
+  readonly retryable: boolean | null;
+  /** ms */
+  readonly retryAfterMs: number | null;
+  readonly errorId: string | null;
+  readonly traceId: string | null;
+  readonly upstreamTraceId: string | null;
+  readonly rpcMethod: string | null;
+  readonly skill: string | null;
+  readonly violations: readonly Pick<Violation, 'keyword'>[];
+  /** The attempt this error answered; null outside `withRetries`. */
+  readonly attempt: number | null;
+  /** Every attempt, as `withRetries` recorded them (empty outside it). */
+  readonly attempts: readonly AttemptRecord[];
+  readonly stopReason: StopReason | null;
 }
 
 /** A buyer-side incident report: mail subject, plain text (also the .eml body) and its document. */
@@ -58,8 +84,8 @@ const STOPPED: Record<StopReason, string> = {
 };
 
 /** The attempts to report: `withRetries`' record, or the one attempt this error answered. */
-function attemptsOf(error: DealerAgentError, now: number): AttemptRecord[] {
-  return error.attempts.length > 0 ? error.attempts : [error.asAttemptRecord(error.attempt ?? 1, now)];
+function attemptsOf(error: ReportedError, now: number): readonly AttemptRecord[] {
+  return error.attempts.length > 0 ? error.attempts : [attemptRecordOf(error, error.attempt ?? 1, now)];
 }
 
 /** Column widths from the widest cell (values are bounded tokens). */
@@ -75,9 +101,10 @@ function columns(titles: readonly [string, 'left' | 'right'][], rows: readonly (
  * clock. Nothing the buyer sent and no message text is included (the dealer's message may echo
  * the request); ids that are not plain tokens are shown as `(not quotable)`.
  *
- * @param error the `DealerAgentError` `withRetries` threw (or any, then as one attempt)
+ * @param error the `DealerAgentError` `withRetries` threw (or any, then as one attempt), or any
+ *   object of the same fields ({@link ReportedError})
  */
-export function incidentReport(error: DealerAgentError, options: IncidentReportOptions = {}): BuyerIncidentReport {
+export function incidentReport(error: ReportedError, options: IncidentReportOptions = {}): BuyerIncidentReport {
   const now = options.now ?? Date.now();
   const dealer = oneLine(options.dealer ?? 'the dealer agent');
   const buyer = oneLine(options.buyer ?? 'our buyer agent');
@@ -180,7 +207,7 @@ export function incidentReport(error: DealerAgentError, options: IncidentReportO
  * the same .eml composer as the operator's drafts (nodemailer's MailComposer).
  * @returns the message bytes. Rejects when an address cannot be encoded.
  */
-export async function incidentReportEml(error: DealerAgentError, options: IncidentReportOptions & EmlOptions): Promise<Buffer> {
+export async function incidentReportEml(error: ReportedError, options: IncidentReportOptions & EmlOptions): Promise<Buffer> {
   const report = incidentReport(error, options);
   return buildIncidentEml(report, { from: options.from, to: options.to, date: options.date ?? new Date(options.now ?? Date.now()), ...(options.messageId ? { messageId: options.messageId } : {}) });
 }

@@ -7,7 +7,7 @@ export { createAapFetch, dealerErrorsOf, traceIdFromTraceresponse, DEFAULT_MAX_B
 export { DealerAgentError, isDealerAgentError } from './dealer-error.js';
 export type { DealerAgentErrorInit } from './dealer-error.js';
 export { incidentReport, incidentReportEml } from './incident-report.js';
-export type { BuyerIncidentReport, IncidentReportOptions } from './incident-report.js';
+export type { BuyerIncidentReport, IncidentReportOptions, ReportedError } from './incident-report.js';
 export type { EmlOptions } from '../incident/index.js';
 export {
   RETRY_DEFAULTS,
@@ -26,7 +26,6 @@ export type {
   AapFetchOptions,
   AttemptContext,
   AttemptOutcome,
-  AttemptRecord,
   ClientTelemetryOptions,
   JitterMode,
   RetryBudget,
@@ -34,6 +33,6 @@ export type {
   RetryDecision,
   RetryInput,
   RetryPolicyOptions,
-  StopReason,
   WithRetriesOptions,
 } from './types.js';
+export type { AttemptRecord, StopReason } from './attempt.js';

@@ -36,7 +36,8 @@ import {
 import { safeCode, safeErrorId, safeJsonRpcCode, safeMethodOriginal, safeRequestId, safeUpstreamTraceId } from '../protocol/value-patterns.js';
 import type { DealerAgentError } from './dealer-error.js';
 import type { CallInfo } from './request-info.js';
-import type { ClientTelemetryOptions, StopReason } from './types.js';
+import type { StopReason } from './attempt.js';
+import type { ClientTelemetryOptions } from './types.js';
 
 /** Instruments and logger of one adapter instance. */
 export interface ClientTelemetry {

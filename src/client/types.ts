@@ -4,6 +4,7 @@
  */
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import type { StopReason } from './attempt.js';
 import type { DealerAgentError } from './dealer-error.js';
 
 /**
@@ -96,17 +97,6 @@ export interface RetryBudget {
   readonly options: Required<RetryBudgetOptions>;
 }
 
-/** Why the retry loop stopped instead of retrying. */
-export type StopReason =
-  | 'not-retryable' // the dealer said retryable=false
-  | 'retryable-unknown' // the envelope lost retryable: never guessed (spec: do not infer from the exception class)
-  | 'max-attempts'
-  | 'budget-exhausted'
-  | 'retry-after-too-long'
-  | 'deadline'
-  | 'transport-error' // no dealer answer and retryTransportErrors is off
-  | 'aborted';
-
 /** What the previous attempt ended with, as far as the retry policy cares. */
 export type AttemptOutcome =
   | { kind: 'dealer-error'; retryable: boolean | null; retryAfterMs: number | null }
@@ -132,24 +122,6 @@ export interface RetryInput {
 export type RetryDecision =
   | { retry: true; delayMs: number; tokens: number }
   | { retry: false; reason: StopReason; tokens: number };
-
-/** One attempt of a call, as kept on the final error for the operator. */
-export interface AttemptRecord {
-  /** 1-based attempt number (the value sent in the `aap-attempt` header). */
-  attempt: number;
-  /** When the attempt started, epoch ms. */
-  startedAt: number;
-  /** Domain code (AAP / DMC-12 code, A2A reason, JSON-RPC code) or `TRANSPORT_ERROR`. */
-  code: string;
-  /** `error_id` the dealer sent; null when none. */
-  errorId: string | null;
-  /** W3C trace id from `traceresponse`, else the DMC-12 `trc_…` id; null when neither came. */
-  traceId: string | null;
-  /** `retry_after_ms` the dealer asked for, ms; null when none. */
-  retryAfterMs: number | null;
-  /** Wait before the next attempt, ms; null on the last attempt. */
-  delayMs: number | null;
-}
 
 /** Telemetry wiring shared by `createAapFetch` and `withRetries`. */
 export interface ClientTelemetryOptions {

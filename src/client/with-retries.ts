@@ -9,7 +9,8 @@ import { DealerAgentError } from './dealer-error.js';
 import { createRetryBudget, creditSuccess, decideRetry, resolveRetryPolicy } from './retry-policy.js';
 import { countRetry, createClientTelemetry, logGiveUp } from './telemetry.js';
 import type { ClientTelemetry } from './telemetry.js';
-import type { AttemptContext, AttemptRecord, RetryBudget, WithRetriesOptions } from './types.js';
+import type { AttemptRecord } from './attempt.js';
+import type { AttemptContext, RetryBudget, WithRetriesOptions } from './types.js';
 
 let processBudget: RetryBudget | undefined;
 

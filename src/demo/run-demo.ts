@@ -2,15 +2,13 @@
  * The demo, end to end (issue 7): both dealer agents instrumented with aap-triage exactly as a
  * user would (`createTriage` from the package's main entry; `app.use(triage.middleware())` on the
  * AAP Express app, `triage.wrap(listener)` on the DMC-12 server), both writing one audit
- * database; the buyer simulator against them; then shutdown (flush) and analysis with the
- * triage functions the CLI and TUI use.
+ * database; the buyer simulator against them; then shutdown (flush). Uses the package's public
+ * entry points only (DESIGN §3); preparing the store and analysing it is the CLI's part
+ * (src/cli/demo/command.ts).
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { isPostgresUrl, loadPseudonymizer, resolveDbPath, storeLabel, truncatePostgresStore } from '../audit/index.js';
 import { createTriage } from '../instrument/index.js';
-import type { Triage } from '../instrument/index.js';
+import type { Pseudonymizer, Triage } from '../instrument/index.js';
 import { personas, type Persona } from './buyers/personas.js';
 import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from './constants.js';
 import { startDealers, type DealersOptions, type RunningDealers } from './dealers.js';
@@ -20,26 +18,27 @@ import { runSimulation, type BuyerReport, type SimulationOptions } from './simul
 export interface DemoTrafficOptions {
   /** Simulated traffic, ms. @default 60_000 */
   durationMs?: number;
-  /** Audit database; an existing file (and its -wal/-shm) is removed first. @default ./aap-triage-demo.db */
+  /** Audit database (a path or a PostgreSQL URL), written as it is: the caller clears an old one first. @default ./aap-triage-demo.db */
   dbPath?: string;
+  /**
+   * The pseudonymizer both services share (one key, so one buyer is one `client` in both).
+   * @default each service loads the key beside `dbPath`, creating it when missing
+   */
+  pseudonymizer?: Pseudonymizer;
   /** PRNG seed (API keys, which buyer hits which fault). @default 12 */
   seed?: number;
   /** Keep the dealer agents running after the traffic (caller closes them with `stop`). */
   keepServing?: boolean;
   /** Progress callback, forwarded to the simulator. */
   onProgress?: SimulationOptions['onProgress'];
-  /** Told what happens ("removed old demo database …"). */
-  onNotice?: (line: string) => void;
   /** Dealer tuning for tests (fault rates). */
   tuning?: DealersOptions['tuning'];
   signal?: AbortSignal;
-  /** Where `AAP_TRIAGE_KEY` is read (the CLI's environment). @default process.env */
-  env?: NodeJS.ProcessEnv;
 }
 
 /** What a demo run produced. */
 export interface DemoTraffic {
-  /** Absolute path of the audit database. */
+  /** The audit database, as given. */
   dbPath: string;
   roster: Persona[];
   buyers: BuyerReport[];
@@ -55,41 +54,18 @@ export interface DemoTraffic {
   stop(): Promise<void>;
 }
 
-/** Removes an old demo database and its companions (not its key file). Returns true if one existed. */
-export async function removeOldDatabase(dbPath: string): Promise<boolean> {
-  // A PostgreSQL demo store keeps its tables; only its rows go.
-  if (isPostgresUrl(dbPath)) return truncatePostgresStore(dbPath);
-  // Health files are one per writing service and process: `<db>.health.<service>.<pid>.json`.
-  let health: string[] = [];
-  try {
-    health = readdirSync(dirname(dbPath))
-      .filter((f) => f.startsWith(`${basename(dbPath)}.health.`) && f.endsWith('.json'))
-      .map((f) => join(dirname(dbPath), f));
-  } catch {
-    // no folder yet: nothing to remove
-  }
-  const files = [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, ...health];
-  const existed = existsSync(dbPath);
-  for (const f of files) rmSync(f, { force: true });
-  return existed;
-}
-
 /**
  * Runs the dealers and the simulator; resolves once the traffic is over and (unless
  * `keepServing`) the servers are closed and the audit store flushed.
  */
 export async function runDemoTraffic(options: DemoTrafficOptions = {}): Promise<DemoTraffic> {
-  const dbPath = resolveDbPath(options.dbPath ?? DEMO_DEFAULTS.dbPath);
+  const dbPath = options.dbPath ?? DEMO_DEFAULTS.dbPath;
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
-  if (await removeOldDatabase(dbPath)) options.onNotice?.(`removed the old demo database ${storeLabel(dbPath)}`);
 
   // What a dealer's own OpenTelemetry setup provides: spans with real trace ids (no exporter).
   const tracerProvider = new NodeTracerProvider();
-  // One key for both services, created quietly beside the database (<db>.key, mode 0600).
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const pseudonymizer = loadPseudonymizer({ dbPath, create: true, logger: quiet, ...(options.env ? { env: options.env } : {}) });
-  const common = { auditDb: dbPath, tracerProvider, pseudonymizer, logger: false as const, ...(options.keepServing ? { trafficFlushIntervalMs: DEMO_DEFAULTS.trafficFlushIntervalMs } : {}) };
+  const common = { auditDb: dbPath, tracerProvider, logger: false as const, ...(options.pseudonymizer ? { pseudonymizer: options.pseudonymizer } : {}), ...(options.keepServing ? { trafficFlushIntervalMs: DEMO_DEFAULTS.trafficFlushIntervalMs } : {}) };
   const aapTriage: Triage = createTriage({ ...common, serviceName: DEMO_DEFAULTS.aapService, requiredExtensionUri: AAP_EXTENSION_URI, aapForm: '2.0' });
   const dmcTriage: Triage = createTriage({ ...common, serviceName: DEMO_DEFAULTS.dmc12Service });
 

@@ -4,6 +4,8 @@
  * same ones and may not import this folder; this module re-exports the server's share and adds
  * the log allow-list. The "Telemetry emitted" table in docs/instrumentation.md is written from it.
  */
+import { LOG_LINE_FIELDS } from '../audit/columns.js';
+
 export {
   ATTR_A2A_MESSAGE_ID,
   ATTR_A2A_MESSAGE_REFERENCE_TASK_IDS,
@@ -70,15 +72,5 @@ export {
   type MetricSpec,
 } from '../protocol/telemetry-names.js';
 
-/** Log field names (pino), the allow-list of log.ts. */
-export const LOG_FIELDS = [
-  'error_id',
-  'trace_id',
-  'span_id',
-  'code',
-  'retryable',
-  'skill',
-  'method',
-  'attempt',
-  'retry_flags',
-] as const;
+/** Log field names (pino), the allow-list of log.ts: the audit column table's `line` columns, in table order. */
+export const LOG_FIELDS: readonly string[] = LOG_LINE_FIELDS;

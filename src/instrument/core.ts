@@ -31,12 +31,12 @@ import { LineSampler } from './sinks/line-sampler.js';
 import { logOmitted } from './sinks/log.js';
 import { createInstruments } from './sinks/metrics.js';
 import type { InstrumentsHandle } from './sinks/metrics.js';
-import { TrafficCounter } from './sinks/traffic.js';
+import { TrafficCounter } from './sinks/traffic-counter.js';
 import { ExchangeErrors, bindToTrace, installAapErrorHook } from './taps/aap-error-hook.js';
 import { installRequestTap } from './taps/request-tap.js';
 import { installResponseTap, isTapped } from './taps/response-tap.js';
 import type { Pseudonymizer } from './types.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../protocol/version.js';
 
 /** The global logs API key (api-logs' `GLOBAL_LOGS_API_KEY`): present once a LoggerProvider is registered. */
 const GLOBAL_LOGS_KEY = Symbol.for('io.opentelemetry.js.api.logs');

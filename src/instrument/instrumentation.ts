@@ -31,7 +31,7 @@ import { createCore } from './core.js';
 import type { CoreHandle } from './core.js';
 import { checkOptions } from './options.js';
 import type { AapTriageInstrumentationConfig } from './types.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../protocol/version.js';
 
 /** The channel Node publishes `{ request, response, socket, server }` on before 'request'. */
 export const REQUEST_START_CHANNEL = 'http.server.request.start';

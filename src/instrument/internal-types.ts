@@ -77,7 +77,7 @@ export interface ExchangeRecords {
   traceId: string | null;
 }
 
-import type { Tracer } from '@opentelemetry/api';
+import type { Attributes, Histogram, Tracer } from '@opentelemetry/api';
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import type { Logger } from 'pino';
 import type { AuditSink } from '../audit/sink.js';
@@ -88,8 +88,7 @@ import type { RetryTracker } from './exchange/retry-tracker.js';
 import type { Settings } from './options.js';
 import type { SafeCaller } from './safe-call.js';
 import type { LineSampler } from './sinks/line-sampler.js';
-import type { Instruments } from './sinks/metrics.js';
-import type { TrafficCounter } from './sinks/traffic.js';
+import type { TrafficCounter } from './sinks/traffic-counter.js';
 
 /**
  * The state one core (core.ts: a `createTriage` call or an `AapTriageInstrumentation`) shares
@@ -131,4 +130,28 @@ export interface TriageCore {
   forms: EndpointForms;
   /** False after shutdown or disable: exchanges pass through unobserved. */
   active: boolean;
+}
+
+/**
+ * A monotonic count kept in plain numbers on the hot path and reported through an observable
+ * counter at collection (issue 14): `add` is a map update, where a synchronous counter's `add`
+ * hashes the attribute set on every call. Attribute objects are the cached label sets of sinks/metrics.ts, so
+ * the map is keyed by identity; equal sets from a cleared cache are merged at collection.
+ */
+export interface SumCounter {
+  add(value: number, attributes: Attributes): void;
+}
+
+/** The metric instruments of one meter (sinks/metrics.ts creates them; DESIGN §4). */
+export interface Instruments {
+  callDuration: Histogram;
+  errors: SumCounter;
+  retries: SumCounter;
+  attempts: Histogram;
+  conformance: SumCounter;
+  /**
+   * `mcp.server.operation.duration` (GenAI opt-in, issue 29), created on first use so that a
+   * process without the opt-in exports no such metric.
+   */
+  mcpOperationDuration(): Histogram;
 }

@@ -6,7 +6,7 @@
  */
 import { createAapFetch, dealerErrorsOf } from '../client/index.js';
 import { checkConformance, PROBE_PRODUCT } from '../protocol/index.js';
-import { VERSION } from '../instrument/version.js';
+import { VERSION } from '../protocol/version.js';
 import { errorIdsOf } from './inspect.js';
 import { PROBE_DEFAULTS, type ProbeAnswer, type ProbeFamily, type ProbeRequest } from './types.js';
 

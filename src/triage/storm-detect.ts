@@ -2,7 +2,7 @@
  * Retry-storm detection over per-minute series (DESIGN §6). Pure: plain data in, episodes out.
  * `findStorms` (storms.ts) loads the series from the store and adds codes, flags and samples.
  */
-import { RETRY_WINDOW_MS } from '../protocol/index.js';
+import { MAX_ATTEMPTS_CAP, RETRY_WINDOW_MS } from '../protocol/index.js';
 
 /** Thresholds of storm detection. Every field has a default in `STORM_DEFAULTS`. */
 export interface StormThresholds {
@@ -35,8 +35,8 @@ export interface StormThresholds {
  * - `flaggedRepeat` 2: "any flagged retries repeat" (DESIGN §6): one misbehaving retry is noise,
  *   the second within the window is a pattern.
  * - `windowMs` 10 min: the retry tracker's window, `RETRY_WINDOW_MS` of `src/protocol/` (DESIGN §6).
- * - `attemptCap` 5: gRPC's cap on `maxAttempts` (gRFC A6) and DMC-12's 3–5 attempt ceiling
- *   (spec/dmc12-errors.txt "Retry strategy").
+ * - `attemptCap` 5: `MAX_ATTEMPTS_CAP` of `src/protocol/retry.ts` — gRPC's cap on `maxAttempts`
+ *   (gRFC A6) and DMC-12's 3–5 attempt ceiling (spec/dmc12-errors.txt "Retry strategy").
  * - `clientBudget` 0.1: Google SRE book ch. 22 "Handling Overload": per-client retry budget of 10 %.
  * - `maxSamples` 5: evidence pairs an incident email carries (issue 5).
  */
@@ -47,7 +47,7 @@ export const STORM_DEFAULTS: Readonly<StormThresholds> = Object.freeze({
   amplificationMinutes: 2,
   flaggedRepeat: 2,
   windowMs: RETRY_WINDOW_MS,
-  attemptCap: 5,
+  attemptCap: MAX_ATTEMPTS_CAP,
   clientBudget: 0.1,
   maxSamples: 5,
 });

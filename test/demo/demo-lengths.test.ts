@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, CommandContext, buildProgram } from '../../src/cli/index.js';
-import { buyerNamesByClient } from '../../src/demo/buyer-names.js';
+import { buyerNamesByClient } from '../../src/cli/demo/buyer-names.js';
 import { personas } from '../../src/demo/buyers/personas.js';
 import { DEMO_DEFAULTS } from '../../src/demo/constants.js';
 import { openStoreReader } from '../../src/triage/store.js';

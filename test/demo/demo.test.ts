@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAuditReader, sqliteReader } from '../../src/audit/index.js';
 import { COMMANDS, CommandContext, buildProgram } from '../../src/cli/index.js';
-import { buyerNamesByClient } from '../../src/demo/buyer-names.js';
+import { buyerNamesByClient } from '../../src/cli/demo/buyer-names.js';
 import { BAD_PHONE, fakeCustomer, personas } from '../../src/demo/buyers/personas.js';
 import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from '../../src/demo/constants.js';
 import { startDealers, type RunningDealers } from '../../src/demo/dealers.js';

@@ -8,9 +8,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notADemoDatabase } from '../../src/demo/command.js';
+import { notADemoDatabase } from '../../src/cli/demo/command.js';
 import { DEMO_DEFAULTS } from '../../src/demo/constants.js';
-import { analyseDemo, renderDemoReport, type DemoAnalysis } from '../../src/demo/report.js';
+import { analyseDemo, renderDemoReport, type DemoAnalysis } from '../../src/cli/demo/report.js';
 import { MIN, RATE_CLIENT, SEED_COUNTS, STORM_CLIENT, T0, createStore, event, insertEvents, insertTraffic, seededStore } from '../triage/seed.js';
 
 let store: ReturnType<typeof seededStore>;

@@ -16,7 +16,7 @@ import { personas, startDealers, type RunningDealers } from '../../src/demo/inde
 import { AAP_EXTENSION_URI } from '../../src/demo/constants.js';
 import { createTriage } from '../../src/instrument/index.js';
 import { requestOrigin } from '../../src/instrument/exchange/origin.js';
-import { VERSION } from '../../src/instrument/version.js';
+import { VERSION } from '../../src/protocol/version.js';
 import { PROBE_USER_AGENT, runProbe } from '../../src/probe/index.js';
 
 describe('requestOrigin', () => {

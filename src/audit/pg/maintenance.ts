@@ -6,11 +6,11 @@
  * transaction. `forget` deletes through the partitioned parent, so it reaches every partition.
  */
 import pg from 'pg';
-import type { ForgetResult, PruneResult } from '../maintenance.js';
+import type { ForgetResult, PrunePreview, PruneResult } from '../maintenance.js';
 import { AuditStoreError } from '../errors.js';
 import { redactPostgresUrl } from '../paths.js';
 import type { Pseudonymizer } from '../pseudonym.js';
-import { classifyPgError } from './reader.js';
+import { classifyPgError, openPgReader } from './reader.js';
 import { rebuildPgIssueHours } from './issue-hours.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION, migratePg, readPgVersion } from './schema.js';
 import { poolConfig } from './sql.js';
@@ -262,4 +262,34 @@ export async function removePgClientLabel(url: string, clientId: string): Promis
     await requireVersion(client, label);
     return ((await client.query('DELETE FROM client_labels WHERE client = $1', [clientId])).rowCount ?? 0) > 0;
   });
+}
+
+/**
+ * What {@link prunePgStore} would delete (`prune --dry-run`), read through a read-only reader:
+ * the same counts as SQLite's `previewPrune`. @throws {AuditStoreError}; RangeError for a bad age.
+ */
+export async function previewPgPrune(url: string, olderThanMs: number, now: number = Date.now()): Promise<PrunePreview> {
+  if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new RangeError(`Expected olderThanMs to be a number of milliseconds ≥ 0, got ${String(olderThanMs)}`);
+  }
+  const cutoff = now - olderThanMs;
+  const db = await openPgReader(url);
+  try {
+    const e = await db.get<{ n: number; lo: number | null; hi: number | null }>(
+      'SELECT count(*) AS n, min(occurred_at) AS lo, max(occurred_at) AS hi FROM error_events WHERE occurred_at < ?',
+      [cutoff],
+    );
+    const count = async (sql: string): Promise<number> => (await db.get<{ n: number }>(sql, [cutoff]))?.n ?? 0;
+    return {
+      cutoff,
+      errorEvents: e?.n ?? 0,
+      traffic: await count('SELECT count(*) AS n FROM traffic WHERE minute < ?'),
+      gaps: await count('SELECT count(*) AS n FROM audit_gaps WHERE ended_at < ?'),
+      oldestError: e?.lo ?? null,
+      newestError: e?.hi ?? null,
+      keptErrors: await count('SELECT count(*) AS n FROM error_events WHERE occurred_at >= ?'),
+    };
+  } finally {
+    await db.close();
+  }
 }

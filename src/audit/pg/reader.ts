@@ -6,7 +6,7 @@ import pg from 'pg';
 import { AuditStoreError } from '../errors.js';
 import { redactPostgresUrl } from '../paths.js';
 import { UPGRADE_HINT } from '../reader.js';
-import type { AuditReader, SqlValue } from '../store.js';
+import type { AuditReader, SqlValue } from '../backend.js';
 import { PG_SCHEMA_VERSION, readPgVersion } from './schema.js';
 import { describePgError, numberPlaceholders, poolConfig } from './sql.js';
 

@@ -28,6 +28,8 @@ export interface PgWorkerInit {
   retryForMs: number;
   migrations: readonly string[];
   errorColumns: readonly string[];
+  /** Position of `occurred_at` in a row (columns.ts), for the partitions a batch needs. */
+  occurredAtIndex: number;
   /** Int32Array[0] = last processed batch seq, [1] = 1 once closed. */
   signal: SharedArrayBuffer;
 }
@@ -142,7 +144,7 @@ export function pgWriterWorkerMain(schema: PgSchemaFunctions): void {
 
   const runBatch = async (batch: BatchMessage): Promise<number> => {
     const c = await connect();
-    if (batch.rows.length > 0) await schema.ensurePartitions(c, batch.rows.map((r) => r[1] as number), partitions);
+    if (batch.rows.length > 0) await schema.ensurePartitions(c, batch.rows.map((r) => r[init.occurredAtIndex] as number), partitions);
     // Error rows alone in one statement are atomic by themselves: no BEGIN/COMMIT round trips.
     if (batch.traffic.length === 0 && batch.gaps.length === 0 && batch.rows.length <= rowsPerInsert) return batch.rows.length > 0 ? insertEvents(c, batch.rows) : 0;
     await c.query('BEGIN');

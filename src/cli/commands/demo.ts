@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../../triage/index.js';
-import type { DemoIo } from '../../demo/command.js';
+import type { DemoIo } from '../demo/command.js';
 import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 
 /** Longest `--duration` accepted, ms (the demo is a demo, not a soak test). */
@@ -37,7 +37,7 @@ export const demoCommand: CommandModule = {
         }
         // The demo ends in the terminal UI: ink's chalk reads FORCE_COLOR when it is first loaded.
         if (!ctx.color(cmd)) process.env['FORCE_COLOR'] = '0';
-        const { runDemoCommand } = await import('../../demo/command.js');
+        const { runDemoCommand } = await import('../demo/command.js');
         ctx.exitCode = await runDemoCommand(
           { durationMs, keepServing: opts.keepServing ?? false, seed: Number(opts.seed), invocation: ctx.invocation, ...(db !== undefined ? { db } : {}) },
           { stdout: ctx.io.stdout as DemoIo['stdout'], stderr: ctx.io.stderr as DemoIo['stderr'], stdin: process.stdin, env: ctx.io.env },

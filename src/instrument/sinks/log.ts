@@ -4,12 +4,13 @@
  * (or of `aap-triage/register`) exports it — the fleet's audit export, never sampled; otherwise
  * the pino line (level `warn`, or `error` for retryable server faults), sampled during storms
  * (line-sampler.ts). A logger the host passed in explicitly still gets its line. Both carry fields
- * copied from an explicit allow-list (LOG_FIELDS), never a request value or message text; the
- * record adds the rest of the audit record's fields.
+ * copied from the audit column table's allow-list (src/audit/columns.ts), never a request value or
+ * message text; the record adds the rest of the audit record's exported fields.
  */
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import type { LogAttributes } from '@opentelemetry/api-logs';
+import { addRecordFields, lineFields } from '../../audit/columns.js';
 import type { ErrorEvent } from '../../protocol/error-event.js';
 import type { CallRecord, ExchangeRecords, TriageCore } from '../internal-types.js';
 import type { OmittedLines } from './line-sampler.js';
@@ -28,49 +29,12 @@ export function isServerFault(e: ErrorEvent): boolean {
   return SERVER_FAULT_CODES.has(e.code) || e.jsonrpc_code === -32603;
 }
 
-/** The allow-listed fields of the line for `e` (LOG_FIELDS order). `skill`/`method` are the bounded names the span uses. */
-export function logFields(e: ErrorEvent, skill: string | null, method: string) {
-  return {
-    error_id: e.error_id,
-    trace_id: e.trace_id,
-    span_id: e.span_id,
-    code: e.code,
-    retryable: e.retryable,
-    skill,
-    method,
-    attempt: e.attempt,
-    retry_flags: e.retry_flags,
-  };
-}
-
 /**
- * The audit record's fields the OpenTelemetry log record adds to the line's (issue 19: "the same
- * allow-listed fields" as the audit row; every one a code, number, time, minted id or keyed
- * pseudonym, bounded when the record was made). `violations` is written as the JSON text the
- * store keeps.
+ * The allow-listed fields of the line for `e`: the column table's `line` columns (src/audit/columns.ts
+ * LOG_LINE_FIELDS). `skill` and `method` are the bounded names the span uses (the event holds them).
  */
-function recordAttributes(e: ErrorEvent, attributes: LogAttributes): void {
-  const put = (k: string, v: LogAttributes[string] | null): void => {
-    if (v !== null && v !== undefined) attributes[k] = v;
-  };
-  put('occurred_at', e.occurred_at);
-  put('upstream_trace_id', e.upstream_trace_id);
-  put('service', e.service);
-  put('protocol', e.protocol);
-  put('protocol_version', e.protocol_version);
-  put('legacy_error', e.legacy_error);
-  put('jsonrpc_code', e.jsonrpc_code);
-  put('http_status', e.http_status);
-  put('retry_after_ms', e.retry_after_ms);
-  put('client', e.client);
-  put('fingerprint', e.fingerprint);
-  put('idempotency', e.idempotency);
-  put('subject', e.subject);
-  put('subject_alt', e.subject_alt);
-  if (e.violations.length > 0) put('violations', JSON.stringify(e.violations));
-  if (e.conformance.length > 0) put('conformance', e.conformance);
-  put('duration_ms', e.duration_ms);
-  put('key_id', e.key_id);
+export function logFields(e: ErrorEvent): ReturnType<typeof lineFields> {
+  return lineFields(e);
 }
 
 /** Fixed message of the summary line of a sampled second. */
@@ -85,10 +49,11 @@ export function logOmitted(core: TriageCore, o: OmittedLines): void {
 function emitRecord(core: TriageCore, e: ErrorEvent, fields: ReturnType<typeof logFields>, fault: boolean, r: CallRecord): void {
   const attributes: LogAttributes = {};
   for (const k in fields) {
-    const v = fields[k as keyof typeof fields];
-    if (v !== null) attributes[k] = v;
+    const v = fields[k];
+    if (v !== null && v !== undefined) attributes[k] = v as LogAttributes[string];
   }
-  recordAttributes(e, attributes);
+  // The rest of the audit record's fields (issue 19): the column table's `record` columns.
+  addRecordFields(e, attributes);
   core.otelLogger.emit({
     eventName: ERROR_EVENT_NAME,
     severityNumber: fault ? SeverityNumber.ERROR : SeverityNumber.WARN,
@@ -116,7 +81,7 @@ export function logSink(core: TriageCore, x: ExchangeRecords): void {
     const line = lines && core.lines.admit(e.code, e.occurred_at);
     // In a storm most errors have neither a line nor (without a pipeline) a record: nothing is built for them.
     if (!line && !pipeline) continue;
-    const fields = logFields(e, r.skill, r.method);
+    const fields = logFields(e);
     const fault = isServerFault(e) && e.retryable !== false;
     if (line) {
       if (fault) core.logger?.error(fields, ERROR_LOG_MESSAGE);

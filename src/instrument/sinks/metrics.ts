@@ -23,17 +23,7 @@ import {
   RETRY_FLAG_NONE,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
 } from '../attributes.js';
-import type { CallRecord, ExchangeRecords, TriageCore } from '../internal-types.js';
-
-/**
- * A monotonic count kept in plain numbers on the hot path and reported through an observable
- * counter at collection (issue 14): `add` is a map update, where a synchronous counter's `add`
- * hashes the attribute set on every call. Attribute objects are the cached label sets below, so
- * the map is keyed by identity; equal sets from a cleared cache are merged at collection.
- */
-export interface SumCounter {
-  add(value: number, attributes: Attributes): void;
-}
+import type { CallRecord, ExchangeRecords, Instruments, SumCounter, TriageCore } from '../internal-types.js';
 
 class PreAggregated implements SumCounter {
   private readonly sums = new Map<Attributes, number>();
@@ -52,19 +42,6 @@ class PreAggregated implements SumCounter {
     }
     for (const { attributes, value } of merged.values()) result.observe(instrument, value, attributes);
   }
-}
-
-export interface Instruments {
-  callDuration: Histogram;
-  errors: SumCounter;
-  retries: SumCounter;
-  attempts: Histogram;
-  conformance: SumCounter;
-  /**
-   * `mcp.server.operation.duration` (GenAI opt-in, issue 29), created on first use so that a
-   * process without the opt-in exports no such metric.
-   */
-  mcpOperationDuration(): Histogram;
 }
 
 /** The instruments of one meter and the audit-health sources its observable callbacks sum. */

@@ -157,3 +157,7 @@ export const BAD_REQUEST_TYPE_URL = 'type.googleapis.com/google.rpc.BadRequest';
 export const A2A_EXTENSIONS_HEADER = 'A2A-Extensions';
 /** The header a client uses to name the A2A protocol version it speaks (A2A §3.6.2); empty reads as 0.3. */
 export const A2A_VERSION_HEADER = 'A2A-Version';
+/** The A2A version AAP profiles and the agents aap-triage instruments serve (Major.Minor). */
+export const A2A_SERVED_VERSION = '1.0';
+/** What an absent or empty `A2A-Version` header reads as (A2A §3.6.2). */
+export const A2A_VERSION_WHEN_ABSENT = '0.3';

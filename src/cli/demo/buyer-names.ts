@@ -3,8 +3,8 @@
  * pseudonyms; the demo knows its buyers' API keys, so with the same key it can say which buyer a
  * storm is. A real operator does the same with `aap-triage hash <api key>` or `client:<api key>`.
  */
-import { loadPseudonymizer } from '../triage/store.js';
-import type { Persona } from './buyers/personas.js';
+import type { Persona } from '../../demo/buyers/personas.js';
+import { loadPseudonymizer } from '../../triage/store.js';
 
 /** Pseudonym → persona, for the key beside `dbPath` (empty when the key cannot be read). */
 export function buyerNamesByClient(dbPath: string, roster: readonly Persona[]): Map<string, Persona> {

@@ -4,16 +4,18 @@
  * store, then opens the terminal UI on the database (in a terminal) or prints the storms, the
  * incident draft for the worst one and the commands to explore further (otherwise).
  * `--keep-serving` leaves the dealer agents running until Ctrl+C and prints their URLs.
+ * The operator's side of the demo: the dealers and buyers (src/demo) use the package's public
+ * entry points only, as a user's would (DESIGN §3); the store is prepared, read and shown here.
  */
-import { existsSync } from 'node:fs';
-import { relative } from 'node:path';
-import { AuditStoreError, isPostgresUrl, openStoreReader, resolveDbPath, storeLabel } from '../triage/store.js';
-import { computeStats, searchErrors } from '../triage/index.js';
-import { personas } from './buyers/personas.js';
-import { AAP_EXTENSION_URI, A2A_VERSION, DEMO_DEFAULTS } from './constants.js';
-import { createProgressBar } from './progress.js';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { personas } from '../../demo/buyers/personas.js';
+import { AAP_EXTENSION_URI, A2A_VERSION, DEMO_DEFAULTS } from '../../demo/constants.js';
+import { createProgressBar } from '../../demo/progress.js';
+import { runDemoTraffic, type DemoTraffic } from '../../demo/run-demo.js';
+import { computeStats, searchErrors } from '../../triage/index.js';
+import { AuditStoreError, isPostgresUrl, loadPseudonymizer, openStoreReader, resolveDbPath, storeLabel, truncatePostgresStore } from '../../triage/store.js';
 import { analyseDemo, clientLabel, renderDemoReport, shellQuote, type DemoAnalysis } from './report.js';
-import { runDemoTraffic, type DemoTraffic } from './run-demo.js';
 
 /** Options of {@link runDemoCommand}. */
 export interface DemoCommandOptions {
@@ -89,6 +91,25 @@ export async function notADemoDatabase(dbPath: string): Promise<string | null> {
   }
 }
 
+/** Removes an old demo database and its companions (not its key file). Returns true if one existed. */
+export async function removeOldDatabase(dbPath: string): Promise<boolean> {
+  // A PostgreSQL demo store keeps its tables; only its rows go.
+  if (isPostgresUrl(dbPath)) return truncatePostgresStore(dbPath);
+  // Health files are one per writing service and process: `<db>.health.<service>.<pid>.json`.
+  let health: string[] = [];
+  try {
+    health = readdirSync(dirname(dbPath))
+      .filter((f) => f.startsWith(`${basename(dbPath)}.health.`) && f.endsWith('.json'))
+      .map((f) => join(dirname(dbPath), f));
+  } catch {
+    // no folder yet: nothing to remove
+  }
+  const files = [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, ...health];
+  const existed = existsSync(dbPath);
+  for (const f of files) rmSync(f, { force: true });
+  return existed;
+}
+
 /** Runs the demo command and resolves to its exit code. */
 export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): Promise<number> {
   const durationMs = options.durationMs ?? DEMO_DEFAULTS.durationMs;
@@ -128,14 +149,17 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
     note(`aap-triage demo: Demo Motors dealer agents (AAP on @a2a-js/sdk, DMC-12) and ${buyers} buyer agents, ${Math.round(durationMs / 1000)} s; audit database ${dbLabel}`);
     const bar = createProgressBar(io.stderr, 'traffic');
     try {
+      if (await removeOldDatabase(dbPath)) note(`removed the old demo database ${storeLabel(dbPath)}`);
+      // One key for both services, created quietly beside the database (<db>.key, mode 0600).
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      const pseudonymizer = loadPseudonymizer({ dbPath, create: true, logger: quiet, env: io.env });
       run = await runDemoTraffic({
         durationMs,
         dbPath,
         seed,
-        env: io.env,
+        pseudonymizer,
         keepServing: options.keepServing ?? false,
         signal: abort.signal,
-        onNotice: note,
         onProgress: (f, t) => bar.update(f, `${t.requests} calls, ${t.errors} errors, ${t.retries} retries`),
       });
     } catch (err) {
@@ -155,8 +179,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
     if (interactive) {
       note(stormLines(analysis).join('\n'));
       if (options.keepServing) note(servingText(run, isPostgresUrl(dbPath) ? label : dbPath, invocation));
-      const { runTui } = await import('../tui/index.js');
-      const { loadPseudonymizer } = await import('../triage/store.js');
+      const { runTui } = await import('../../tui/index.js');
       let pseudonymizer = null;
       try {
         pseudonymizer = loadPseudonymizer({ dbPath, create: false, env: io.env });
@@ -185,7 +208,7 @@ export async function runDemoCommand(options: DemoCommandOptions, io: DemoIo): P
 }
 
 async function isInteractive(io: DemoIo): Promise<boolean> {
-  const { interactiveProblem } = await import('../tui/interactive.js');
+  const { interactiveProblem } = await import('../../tui/interactive.js');
   return interactiveProblem(io.stdin, io.stdout, io.env) === null;
 }
 

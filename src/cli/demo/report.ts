@@ -2,15 +2,14 @@
  * What the demo shows without a terminal UI: the errors recorded per protocol and code, the
  * retry storms found (with the buyer behind each pseudonym), the incident draft for the worst
  * storm, and the commands to explore further. Opens the store as the CLI does (`openStoreReader`
- * from `src/triage/store`, read-only) and reads it only through `src/triage` (DESIGN §3: the demo
- * uses the public entry points).
+ * from `src/triage/store`, read-only) and reads it only through `src/triage`, as every command does.
  */
-import { openStoreReader } from '../triage/store.js';
-import { codeInfoFor, computeStats, draftIncident, findStorms, shortClient, type IncidentDraft, type StormEpisode, type TimeWindow } from '../triage/index.js';
-import type { Persona } from './buyers/personas.js';
+import type { Persona } from '../../demo/buyers/personas.js';
+import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from '../../demo/constants.js';
+import type { BuyerReport } from '../../demo/simulator.js';
+import { codeInfoFor, computeStats, draftIncident, findStorms, shortClient, type IncidentDraft, type StormEpisode, type TimeWindow } from '../../triage/index.js';
+import { openStoreReader } from '../../triage/store.js';
 import { buyerNamesByClient } from './buyer-names.js';
-import { AAP_EXTENSION_URI, DEMO_DEFAULTS } from './constants.js';
-import type { BuyerReport } from './simulator.js';
 
 /** One storm and the buyer behind its client pseudonym (when the demo knows it). */
 export interface DemoStorm {

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { BACKOFF_SCHEDULE, guidanceFor } from '../../src/triage/draft-advice.js';
+import { STORM_DEFAULTS } from '../../src/triage/storm-detect.js';
+import type { CodeBreakdown, ErrorSummary } from '../../src/triage/summary.js';
+
+const NO_FLAGS = { retried_non_retryable: 0, ignored_retry_after: 0, no_backoff: 0 };
+
+describe('the advice of a draft', () => {
+  it("states the backoff schedule of spec/dmc12-errors.txt's retry strategy (\"~1s → 2s → 4s, capped\")", () => {
+    expect(BACKOFF_SCHEDULE).toBe('~1 s → 2 s → 4 s');
+  });
+
+  it('asks a retryable code for that schedule and the attempt cap of the thresholds it was drafted with', () => {
+    const b = { code: 'UPSTREAM_UNAVAILABLE', protocol: 'dmc12', retryable: true, count: 4, retries: 3, maxAttempt: 4, flags: NO_FLAGS, retryAfterMs: null } as unknown as CodeBreakdown;
+    const summary = { codes: [b] } as unknown as ErrorSummary;
+    const [five] = guidanceFor(summary, STORM_DEFAULTS.attemptCap);
+    const [three] = guidanceFor(summary, 3);
+    expect(five?.should).toContain('Schedule ~1 s → 2 s → 4 s with jitter (capped), at most 5 attempts');
+    expect(three?.should).toContain('at most 3 attempts');
+  });
+});
