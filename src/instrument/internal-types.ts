@@ -4,6 +4,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { ErrorEvent, ErrorProtocol, EventOrigin, RetryFlag } from '../protocol/error-event.js';
+import type { ConventionFacts } from './genai-conventions.js';
 
 /**
  * The one record of one JSON-RPC call, made by `record()` (exchange/record.ts) once its exchange
@@ -51,6 +52,8 @@ export interface CallRecord {
   span: Span | null;
   /** The record ends `span` (false for the HTTP server span, which its owner ends). */
   endsSpan: boolean;
+  /** The GenAI conventions' span name, attributes and MCP metric labels (issue 29); null without the opt-in or for a call they do not cover. */
+  conventions: ConventionFacts | null;
   /**
    * How many calls of one exchange this record stands for in the metrics (identical labels and
    * values: a batch's calls share one duration). 1 unless the metrics sink grouped them.
@@ -146,4 +149,9 @@ export interface Instruments {
   retries: SumCounter;
   attempts: Histogram;
   conformance: SumCounter;
+  /**
+   * `mcp.server.operation.duration` (GenAI opt-in, issue 29), created on first use so that a
+   * process without the opt-in exports no such metric.
+   */
+  mcpOperationDuration(): Histogram;
 }

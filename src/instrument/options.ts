@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { RETRY_WINDOW_MS } from '../protocol/retry.js';
 import { KNOWN_RPC_METHODS, KNOWN_SKILLS } from '../protocol/skills.js';
+import { SEMCONV_OPT_IN_GEN_AI } from './attributes.js';
 import type { TriageOptions } from './types.js';
 
 /**
@@ -63,6 +64,7 @@ const KNOWN_KEYS = new Set([
   'trafficFlushIntervalMs',
   'maxAuditedCallsPerExchange',
   'logLinesPerSecond',
+  'genAiConventions',
 ]);
 
 function positiveInt(options: TriageOptions, name: keyof TriageOptions): void {
@@ -117,6 +119,8 @@ export interface Settings {
   readonly trafficFlushIntervalMs: number;
   readonly maxAuditedCallsPerExchange: number;
   readonly logLinesPerSecond: number;
+  /** The GenAI conventions are on (option, else `OTEL_SEMCONV_STABILITY_OPT_IN`): see `TriageOptions.genAiConventions`. */
+  readonly genAiConventions: boolean;
 }
 
 /**
@@ -126,6 +130,15 @@ export interface Settings {
  */
 export function checkOptions(options: unknown, env: NodeJS.ProcessEnv = process.env): Settings {
   return resolve(validate(options), env);
+}
+
+/**
+ * Whether `OTEL_SEMCONV_STABILITY_OPT_IN` names `token`: a comma-separated list, entries trimmed,
+ * as OpenTelemetry's other opt-ins (`http`, `http/dup`, `database`) read it.
+ */
+export function semconvOptIn(env: NodeJS.ProcessEnv, token: string): boolean {
+  const v = env.OTEL_SEMCONV_STABILITY_OPT_IN;
+  return typeof v === 'string' && v.split(',').some((t) => t.trim() === token);
 }
 
 function resolve(o: TriageOptions, env: NodeJS.ProcessEnv): Settings {
@@ -149,6 +162,7 @@ function resolve(o: TriageOptions, env: NodeJS.ProcessEnv): Settings {
     trafficFlushIntervalMs: o.trafficFlushIntervalMs ?? DEFAULTS.trafficFlushIntervalMs,
     maxAuditedCallsPerExchange: o.maxAuditedCallsPerExchange ?? DEFAULTS.maxAuditedCallsPerExchange,
     logLinesPerSecond: o.logLinesPerSecond ?? DEFAULTS.logLinesPerSecond,
+    genAiConventions: o.genAiConventions ?? semconvOptIn(env, SEMCONV_OPT_IN_GEN_AI),
   });
 }
 
@@ -184,6 +198,9 @@ function validate(options: unknown): TriageOptions {
   positiveInt(o, 'trafficFlushIntervalMs');
   positiveInt(o, 'maxAuditedCallsPerExchange');
   positiveInt(o, 'logLinesPerSecond');
+  if (o.genAiConventions !== undefined && typeof o.genAiConventions !== 'boolean') {
+    throw new TypeError(`createTriage: option genAiConventions must be a boolean, got ${JSON.stringify(o.genAiConventions)}`);
+  }
   if (o.requiredExtensionUri !== undefined && (typeof o.requiredExtensionUri !== 'string' || !URL.canParse(o.requiredExtensionUri))) {
     throw new TypeError('createTriage: option requiredExtensionUri must be an absolute URI');
   }

@@ -139,6 +139,17 @@ export interface TriageOptions {
    * @default 10
    */
   logLinesPerSecond?: number;
+  /**
+   * Also speak OpenTelemetry's GenAI conventions for the two protocols (Development status,
+   * open-telemetry/semantic-conventions-genai `docs/gen-ai/a2a.md` and `mcp.md`): A2A calls get
+   * the A2A server attributes and the span name `{a2a.method.name}`; DMC-12 `tools/call` calls
+   * the MCP server attributes, the span name `tools/call <tool>`, the trace context of
+   * `params._meta`, and `mcp.server.operation.duration`. Every value from the caller passes a
+   * pattern or allow-list, or is left out (docs/instrumentation.md lists them per mode).
+   * @default true when `OTEL_SEMCONV_STABILITY_OPT_IN` (a comma-separated list) holds
+   *   `gen_ai_latest_experimental`, else false
+   */
+  genAiConventions?: boolean;
 }
 
 /** What {@link createTriage} returns. */

@@ -75,6 +75,38 @@ export const A2A_RPC_METHODS = [
   'agent/getAuthenticatedExtendedCard',
 ] as const;
 
+/** One A2A JSON-RPC method name. */
+export type A2aRpcMethod = (typeof A2A_RPC_METHODS)[number];
+
+/**
+ * Each A2A method's logical operation (A2A 1.0 §3.1, the `a2a.method.name` values of OTel's A2A
+ * conventions): v1.0 names are their own, v0.3 names map to the operation they became. With the
+ * request field naming the task (A2A 1.0 §9 request objects; v0.3 `TaskIdParams`), where one does.
+ */
+export const A2A_OPERATIONS: Readonly<Record<A2aRpcMethod, { operation: string; version: '1.0' | '0.3'; taskIdField: 'id' | 'taskId' | null }>> = {
+  SendMessage: { operation: 'SendMessage', version: '1.0', taskIdField: null },
+  SendStreamingMessage: { operation: 'SendStreamingMessage', version: '1.0', taskIdField: null },
+  GetTask: { operation: 'GetTask', version: '1.0', taskIdField: 'id' },
+  ListTasks: { operation: 'ListTasks', version: '1.0', taskIdField: null },
+  CancelTask: { operation: 'CancelTask', version: '1.0', taskIdField: 'id' },
+  SubscribeToTask: { operation: 'SubscribeToTask', version: '1.0', taskIdField: 'id' },
+  CreateTaskPushNotificationConfig: { operation: 'CreateTaskPushNotificationConfig', version: '1.0', taskIdField: 'taskId' },
+  GetTaskPushNotificationConfig: { operation: 'GetTaskPushNotificationConfig', version: '1.0', taskIdField: 'taskId' },
+  ListTaskPushNotificationConfigs: { operation: 'ListTaskPushNotificationConfigs', version: '1.0', taskIdField: 'taskId' },
+  DeleteTaskPushNotificationConfig: { operation: 'DeleteTaskPushNotificationConfig', version: '1.0', taskIdField: 'taskId' },
+  GetExtendedAgentCard: { operation: 'GetExtendedAgentCard', version: '1.0', taskIdField: null },
+  'message/send': { operation: 'SendMessage', version: '0.3', taskIdField: null },
+  'message/stream': { operation: 'SendStreamingMessage', version: '0.3', taskIdField: null },
+  'tasks/get': { operation: 'GetTask', version: '0.3', taskIdField: 'id' },
+  'tasks/cancel': { operation: 'CancelTask', version: '0.3', taskIdField: 'id' },
+  'tasks/resubscribe': { operation: 'SubscribeToTask', version: '0.3', taskIdField: 'id' },
+  'tasks/pushNotificationConfig/set': { operation: 'CreateTaskPushNotificationConfig', version: '0.3', taskIdField: 'taskId' },
+  'tasks/pushNotificationConfig/get': { operation: 'GetTaskPushNotificationConfig', version: '0.3', taskIdField: 'id' },
+  'tasks/pushNotificationConfig/list': { operation: 'ListTaskPushNotificationConfigs', version: '0.3', taskIdField: 'id' },
+  'tasks/pushNotificationConfig/delete': { operation: 'DeleteTaskPushNotificationConfig', version: '0.3', taskIdField: 'id' },
+  'agent/getAuthenticatedExtendedCard': { operation: 'GetExtendedAgentCard', version: '0.3', taskIdField: null },
+};
+
 /**
  * JSON-RPC methods of DMC-12 dealers, which speak MCP's JSON-RPC: `tools/call` carries every tool
  * (DESIGN §1), `initialize`, `tools/list` and `ping` are MCP's session methods.

@@ -11,6 +11,9 @@
  */
 import {
   ATTR_ERROR_TYPE,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_NETWORK_PROTOCOL_VERSION,
+  ATTR_NETWORK_TRANSPORT,
   ATTR_RPC_METHOD,
   ATTR_RPC_METHOD_ORIGINAL,
   ATTR_RPC_STATUS_CODE,
@@ -19,7 +22,7 @@ import {
   METRIC_RPC_SERVER_CALL_DURATION,
 } from '@opentelemetry/semantic-conventions';
 
-export { ATTR_ERROR_TYPE, ATTR_RPC_METHOD, ATTR_RPC_METHOD_ORIGINAL, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME };
+export { ATTR_ERROR_TYPE, ATTR_NETWORK_PROTOCOL_NAME, ATTR_NETWORK_PROTOCOL_VERSION, ATTR_NETWORK_TRANSPORT, ATTR_RPC_METHOD, ATTR_RPC_METHOD_ORIGINAL, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME };
 
 /** The OpenTelemetry semantic-conventions version these names follow (DESIGN §4). */
 export const SEMCONV_VERSION = '1.45.0' as const;
@@ -100,6 +103,50 @@ export const METRIC_AAP_CLIENT_ERRORS = 'aap.client.errors' as const;
 /** Retries the buyer sent, `{retry}`. */
 export const METRIC_AAP_CLIENT_RETRIES = 'aap.client.retries' as const;
 
+// GenAI conventions (opt-in, issue 29): open-telemetry/semantic-conventions-genai
+// `docs/gen-ai/a2a.md` (A2A server span) and `docs/gen-ai/mcp.md` (MCP server span and metric),
+// both Development status. Copied as strings, like the JSON-RPC names above.
+/** The opt-in token of `OTEL_SEMCONV_STABILITY_OPT_IN` that turns them on. */
+export const SEMCONV_OPT_IN_GEN_AI = 'gen_ai_latest_experimental' as const;
+/** Logical A2A operation name (`SendMessage`, also for 0.3's `message/send`). @experimental */
+export const ATTR_A2A_METHOD_NAME = 'a2a.method.name' as const;
+/** `messageId` of the request's message. @experimental */
+export const ATTR_A2A_MESSAGE_ID = 'a2a.message.id' as const;
+/** `referenceTaskIds` of the request's message, string[]. @experimental */
+export const ATTR_A2A_MESSAGE_REFERENCE_TASK_IDS = 'a2a.message.reference_task_ids' as const;
+/** Task id the request or response is scoped to. @experimental */
+export const ATTR_A2A_TASK_ID = 'a2a.task.id' as const;
+/** Task state of the response (`TASK_STATE_*`). @experimental */
+export const ATTR_A2A_TASK_STATE = 'a2a.task.state' as const;
+/** The request's `tenant`. @experimental */
+export const ATTR_A2A_TENANT = 'a2a.tenant' as const;
+/** A2A protocol version of the call (`1.0`, `0.3`). @experimental */
+export const ATTR_A2A_PROTOCOL_VERSION = 'a2a.protocol.version' as const;
+/** Agent Card `name` of the local agent. @experimental */
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name' as const;
+/** Agent Card `description` of the local agent. @experimental */
+export const ATTR_GEN_AI_AGENT_DESCRIPTION = 'gen_ai.agent.description' as const;
+/** Agent Card `version` of the local agent. @experimental */
+export const ATTR_GEN_AI_AGENT_VERSION = 'gen_ai.agent.version' as const;
+/** A2A `contextId`. @experimental */
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id' as const;
+/** `execute_tool` on a `tools/call` span. @experimental */
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name' as const;
+/** The tool of a `tools/call`. @experimental */
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name' as const;
+/** MCP method (`tools/call`). @experimental */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name' as const;
+/** MCP protocol version (`MCP-Protocol-Version` header, `2025-06-18`). @experimental */
+export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version' as const;
+/** MCP session (`Mcp-Session-Id` header). @experimental */
+export const ATTR_MCP_SESSION_ID = 'mcp.session.id' as const;
+/** The JSON-RPC error code of the response (the MCP page's name; semconv 1.45's RPC spans say `rpc.status_code`). @experimental */
+export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code' as const;
+/** `gen_ai.operation.name` of a tool call. */
+export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool' as const;
+/** `mcp.server.operation.duration`, seconds, histogram. @experimental */
+export const METRIC_MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration' as const;
+
 /** One metric instrument's identity: name, UCUM unit, description, optional explicit buckets. */
 export interface MetricSpec {
   name: string;
@@ -152,6 +199,16 @@ export const METRICS = {
   },
 } as const satisfies Record<string, MetricSpec>;
 
+/** The MCP page's instrument, created only with the GenAI opt-in (its buckets are the page's, seconds). */
+export const MCP_METRICS = {
+  operationDuration: {
+    name: METRIC_MCP_SERVER_OPERATION_DURATION,
+    unit: 's',
+    description: 'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
+    buckets: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+  },
+} as const satisfies Record<string, MetricSpec>;
+
 /** Every instrument the client side (`aap-triage/client`) creates: the server's, mirrored. */
 export const CLIENT_METRICS = {
   callDuration: {
@@ -183,6 +240,19 @@ export const METRIC_ATTRIBUTES = {
   attempts: [ATTR_RPC_METHOD, ATTR_AAP_PROTOCOL, ATTR_AAP_SKILL],
   conformance: [ATTR_AAP_PROTOCOL, ATTR_AAP_CONFORMANCE_RULE],
 } as const;
+
+/** Labels of `mcp.server.operation.duration` (opt-in): the MCP page's, less the ones we do not set (see docs/instrumentation.md). */
+export const MCP_METRIC_ATTRIBUTES = [
+  ATTR_MCP_METHOD_NAME,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_NETWORK_PROTOCOL_VERSION,
+  ATTR_NETWORK_TRANSPORT,
+] as const;
 
 /**
  * Client metric-label allow-lists. Duration and errors match the server's; a client retry is

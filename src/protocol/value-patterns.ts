@@ -148,3 +148,35 @@ export function checkEventValues(event: ErrorEvent): ErrorEvent {
   }
   return event;
 }
+
+/**
+ * An opaque id a caller sent for the GenAI conventions' attributes (`a2a.message.id`,
+ * `a2a.task.id`, `gen_ai.conversation.id`, `mcp.session.id`, issue 29): a machine id only — an
+ * optional lower-case prefix (`task-`, `ctx_`) then a dashed UUID, a ULID, or 16–64 hex digits
+ * with at least one letter (so never a card or phone number). A name, email, phone, VIN or
+ * sentence matches none of these (a 17-character upper-case body, a VIN's shape, never passes),
+ * and `msg-user-1234` is left out too: a generic token pattern
+ * cannot tell an invented id from a customer's name.
+ */
+export const SAFE_OPAQUE_ID = /^(?![0-9A-HJ-NPR-Z]{17}$)(?:[a-z]{1,16}[-_])?(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9A-HJKMNP-TV-Z]{26}|(?=[0-9]*[a-fA-F])[0-9a-fA-F]{16,64})$/;
+
+/** An A2A `tenant` (`a2a.tenant`): a lower-case routing slug of at most 64 characters, no 7-digit run. */
+export const SAFE_TENANT = /^[a-z][a-z0-9._-]{0,63}$/;
+
+/** `mcp.protocol.version` values reported (the MCP revisions): an allow-list, since it is a metric label too. */
+export const KNOWN_MCP_PROTOCOL_VERSIONS: ReadonlySet<string> = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+
+/** The id when it matches {@link SAFE_OPAQUE_ID}, else null (omitted). */
+export function safeOpaqueId(id: unknown): string | null {
+  return typeof id === 'string' && SAFE_OPAQUE_ID.test(id) ? id : null;
+}
+
+/** The tenant when it matches {@link SAFE_TENANT} and holds no run of 7 digits, else null (omitted). */
+export function safeTenant(tenant: unknown): string | null {
+  return typeof tenant === 'string' && SAFE_TENANT.test(tenant) && !DIGIT_RUN.test(tenant) ? tenant : null;
+}
+
+/** The MCP protocol version when {@link KNOWN_MCP_PROTOCOL_VERSIONS} has it, else null (omitted). */
+export function safeMcpProtocolVersion(v: unknown): string | null {
+  return typeof v === 'string' && KNOWN_MCP_PROTOCOL_VERSIONS.has(v) ? v : null;
+}

@@ -10,6 +10,10 @@
  * idempotency keys, ids the dealer echoes in its messages, an unknown filter key that is itself
  * an email, and a DMC-12 hand-off whose VALIDATION_FAILED message echoes the bad phone.
  *
+ * Both run with the GenAI conventions on (issue 29), and requests put canaries in every caller
+ * field those read (A2A message id, context id, reference task ids, tenant, task id; MCP session
+ * id, protocol version, tool name, `params._meta`).
+ *
  * Two `createTriage` instances (one per service) write one temp SQLite file through the real
  * `openAuditSink`, log to one captured pino stream, export spans to an in-memory exporter, and
  * export metrics on two real Prometheus endpoints (the AAP service through
@@ -33,7 +37,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logs } from '@opentelemetry/api-logs';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -241,7 +245,7 @@ beforeAll(async () => {
     process.env[k] = v;
   }
   expect(hasGlobalMeterProvider()).toBe(false);
-  aapTriage = createTriage({ serviceName: AAP_SERVICE, auditSink: aapSink, pseudonymizer, logger: log.logger, tracerProvider });
+  aapTriage = createTriage({ serviceName: AAP_SERVICE, auditSink: aapSink, pseudonymizer, logger: log.logger, tracerProvider, genAiConventions: true });
   // The export starts one event-loop turn later (a host SDK started next would be in charge).
   await new Promise((r) => setTimeout(r, 10));
   expect(hasGlobalMeterProvider()).toBe(true);
@@ -259,6 +263,7 @@ beforeAll(async () => {
     logger: log.logger,
     tracerProvider,
     meterProvider: dmcMeterProvider,
+    genAiConventions: true,
   });
 
   const wire: string[] = [];
@@ -595,6 +600,29 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
     data.details = { retry_after_ms: 1500, customer: data.customer, consent_text: canaries.text('consent echoed in details', 'I agree') };
     await aapPath('AAP RATE_LIMITED thrown in the handler, details echo PII', 'RATE_LIMITED', data, key, { subject: email }, headersFor(key), helper.rpcUrl);
   }
+  // The GenAI conventions' caller fields (issue 29, opt-in on): message id, context id, referenced
+  // task ids and tenant full of canaries; each must fail its pattern and be left out of the span.
+  {
+    const body = message(rpcId(), { type: 'inventory.search.request', make: 'Honda' });
+    const params = body.params as { message: Obj } & Obj;
+    const vin = canaries.vin('A2A referenceTaskIds (VIN)');
+    Object.assign(params.message, { messageId: canaries.email('A2A messageId'), contextId: canaries.phone('A2A contextId'), referenceTaskIds: [vin, canaries.name('A2A referenceTaskIds (name)')] });
+    params.tenant = canaries.name('A2A tenant');
+    // The SDK warns on the console about each reference task its store does not hold.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const r = await call(helper.rpcUrl, body, helperHeaders(key));
+      expect(r.status).toBe(200);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toContain(`Reference task ${vin} not found.`);
+    } finally {
+      warn.mockRestore();
+    }
+  }
+  {
+    const r = await call(helper.rpcUrl, { jsonrpc: '2.0', id: rpcId(), method: 'GetTask', params: { id: canaries.vin('A2A GetTask id (VIN)'), tenant: canaries.email('A2A GetTask tenant') } }, helperHeaders(key));
+    const jsonrpcCode = (r.json as { error: { code: number } }).error.code;
+    expectRow({ path: 'A2A GetTask with a VIN as task id and an email as tenant', service: AAP_SERVICE, code: '', jsonrpcCode, errorId: wireErrorId(r.json), credential: key });
+  }
 }
 
 // ---- the DMC-12 dealer (demo, node:http) and the DMC-12 test server --------------------------
@@ -757,6 +785,18 @@ async function driveDmc12(call: Call, triage: Triage, logger: ReturnType<typeof 
   // The DMC-12 test server: a batch of result errors and a success, with a notification.
   const helper: Dmc12Server = await startDmc12Server(triage);
   servers.push(() => helper.close());
+  // The GenAI conventions' caller fields (issue 29, opt-in on): session id, protocol version, tool
+  // name and `params._meta` (its trace context is honoured; any other key, baggage included, is not).
+  {
+    const body = toolsCall(`dmc-${++n}`, canaries.name('MCP tool name'), { note: canaries.text('MCP tool note', 'hi') });
+    (body.params as Obj)._meta = {
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      baggage: `user=${encodeURIComponent(canaries.email('MCP _meta baggage'))}`,
+      'example.com/customer': canaries.phone('MCP _meta key'),
+    };
+    const r = await call(helper.url, body, { ...DMC12_HEADERS, 'mcp-session-id': canaries.email('MCP session id'), 'mcp-protocol-version': canaries.phone('MCP protocol version') });
+    expect(r.status).toBe(200);
+  }
   // A dealer's reply is caller-influenced text too (issue 16): an email in each machine field of
   // an error, sent as is by the test server's raw mode. Each with its own credential, so its row
   // is found by (code, client) where the wire id cannot name it.
@@ -994,6 +1034,20 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
     expect(methods).toHaveLength(2);
     expect(spans.filter((s) => methods.includes(String(s.attributes['rpc.method_original'])))).toEqual([]);
     expect(spans.filter((s) => s.attributes['rpc.method'] === '_OTHER').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('ran with the GenAI conventions on (issue 29): their spans, metric and _meta parent exist, their caller fields left out', () => {
+    expect(spans.some((s) => s.attributes['a2a.method.name'] === 'SendMessage' && s.name === 'SendMessage')).toBe(true);
+    expect(spans.some((s) => s.attributes['a2a.method.name'] === 'GetTask')).toBe(true);
+    const mcp = spans.filter((s) => s.attributes['mcp.method.name'] === 'tools/call');
+    expect(mcp.length).toBeGreaterThan(5);
+    expect(mcp.some((s) => s.spanContext().traceId === '4bf92f3577b34da6a3ce929d0e0e4736' && s.name === 'tools/call')).toBe(true);
+    expect(scrapes.get(DMC_SERVICE)).toContain('mcp_server_operation_duration');
+    // Every canary sent in these fields failed its pattern: none of the attributes is set from one.
+    for (const key of ['a2a.message.id', 'gen_ai.conversation.id', 'a2a.task.id', 'a2a.tenant', 'a2a.message.reference_task_ids', 'mcp.session.id', 'mcp.protocol.version']) {
+      const values = spans.map((s) => s.attributes[key]).filter((v) => v !== undefined);
+      expect(values.flat().filter((v) => canaries.all.some((c) => c.value === v)), key).toEqual([]);
+    }
   });
 
   it('no canary in what the @a2a-js/sdk server printed on stderr (every argument, as printed)', () => {

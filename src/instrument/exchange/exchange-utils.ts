@@ -7,7 +7,7 @@ import { mayHoldError } from '../../protocol/call-shape.js';
 import { type JsonObject, isObject } from '../../protocol/extract.js';
 import { isParseFailure, readJsonBody } from '../../protocol/json-body.js';
 import { SseReader } from '../../protocol/parse-sse.js';
-import type { Span } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import { classifyCall } from '../../protocol/parse-request.js';
 import type { RequestCall } from '../../protocol/parse-request.js';
 import { safeMethodOriginal } from '../../protocol/value-patterns.js';
@@ -25,22 +25,30 @@ export interface CallState {
   readonly index: number;
   /** A single call's span is the HTTP server span (DESIGN §4), set, never ended, by the exchange. */
   readonly onServerSpan: boolean;
+  /** The remote parent a `tools/call` names in `params._meta` (GenAI opt-in, genai-conventions.ts), else null. */
+  readonly remote: Context | null;
   span: Span | null;
 }
 
 /** The state of one call: its method allow-listed (`_OTHER` otherwise). */
-export function callState(call: RequestCall | null, index: number, knownMethods: ReadonlySet<string>, onServerSpan = false): CallState {
+export function callState(call: RequestCall | null, index: number, knownMethods: ReadonlySet<string>, onServerSpan = false, remote: Context | null = null): CallState {
   const raw = call?.method ?? null;
   const known = raw !== null && knownMethods.has(raw);
-  return { call, method: known ? (raw as string) : RPC_METHOD_OTHER, original: known ? null : safeMethodOriginal(raw), index, onServerSpan, span: null };
+  return { call, method: known ? (raw as string) : RPC_METHOD_OTHER, original: known ? null : safeMethodOriginal(raw), index, onServerSpan, remote, span: null };
 }
 
 /**
  * The calls of a parsed request body that expect an answer (notifications left out), in body
  * order, and for a batch the first call per JSON-RPC id (so pairing a reply stays linear).
- * `onServerSpan`: a single call is recorded on the HTTP server span.
+ * `onServerSpan`: a single call is recorded on the HTTP server span. `remoteOf` (GenAI opt-in
+ * only): a call's own remote parent; a call that has one gets its own span under it instead.
  */
-export function callStates(body: unknown, knownMethods: ReadonlySet<string>, onServerSpan: boolean): { calls: CallState[]; byId: Map<string | number | null, CallState> | null } {
+export function callStates(
+  body: unknown,
+  knownMethods: ReadonlySet<string>,
+  onServerSpan: boolean,
+  remoteOf: ((call: RequestCall) => Context | null) | null = null,
+): { calls: CallState[]; byId: Map<string | number | null, CallState> | null } {
   const batch = Array.isArray(body);
   // A parsed body (Express, or our own bounded parse) needs no second depth walk.
   const classified = batch ? body.map(classifyCall) : isObject(body) ? [classifyCall(body)] : [];
@@ -48,7 +56,8 @@ export function callStates(body: unknown, knownMethods: ReadonlySet<string>, onS
   let byId: Map<string | number | null, CallState> | null = null;
   for (const call of classified) {
     if (call.isNotification) continue;
-    const c = callState(call, calls.length, knownMethods, onServerSpan);
+    const remote = remoteOf ? remoteOf(call) : null;
+    const c = callState(call, calls.length, knownMethods, onServerSpan && remote === null, remote);
     calls.push(c);
     if (batch) {
       byId ??= new Map();

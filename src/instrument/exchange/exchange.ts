@@ -29,6 +29,7 @@ import { requestOrigin } from './origin.js';
 import { pair } from './pair.js';
 import type { Answer } from './pair.js';
 import { record } from './record.js';
+import { metaParent, requestConventionFacts } from '../genai-conventions.js';
 
 /** The ids of no span (no valid context): shared, never mutated. */
 const NO_IDS: { readonly traceId: string | null; readonly spanId: string | null } = Object.freeze({ traceId: null, spanId: null });
@@ -89,7 +90,8 @@ export class Exchange implements ResponseTapHandlers {
     }
     const body = this.body.body();
     this.batch = Array.isArray(body);
-    const { calls, byId } = callStates(body, this.core.settings.knownMethods, !this.batch && this.parentSpan !== null);
+    const s = this.core.settings;
+    const { calls, byId } = callStates(body, s.knownMethods, !this.batch && this.parentSpan !== null, s.genAiConventions ? metaParent : null);
     this.calls = calls;
     this.byId = byId;
     return calls;
@@ -100,13 +102,16 @@ export class Exchange implements ResponseTapHandlers {
     c.span ??=
       c.onServerSpan && this.parentSpan
         ? adoptServerSpan(this.parentSpan, c.method, c.original, c.call?.id)
-        : startCallSpan(this.core.tracer, this.parentSpan ? this.parent : ROOT_CONTEXT, c.method, c.original, c.call?.id, this.startedAt);
+        : c.remote
+          ? // MCP: the `params._meta` context is the parent, the ambient (HTTP) span a link.
+            startCallSpan(this.core.tracer, c.remote, c.method, c.original, c.call?.id, this.startedAt, this.parentSpan ? [{ context: this.parentSpan.spanContext() }] : undefined)
+          : startCallSpan(this.core.tracer, this.parentSpan ? this.parent : ROOT_CONTEXT, c.method, c.original, c.call?.id, this.startedAt);
     return c.span;
   }
 
   /** The trace id a call's answer may carry (DMC-12 `trc_…`); null past the audit cap, where no span is started. */
   private traceIdOf(c: CallState | undefined): string | null {
-    if (this.parentSpan) return this.parentIds.traceId;
+    if (this.parentSpan && !c?.remote) return this.parentIds.traceId;
     if (c && c.index >= this.core.settings.maxAuditedCallsPerExchange) return null;
     return spanIds(c ? this.spanOf(c) : this.traceSpan).traceId;
   }
@@ -203,7 +208,7 @@ export class Exchange implements ResponseTapHandlers {
     const calls = this.ensureCalls();
     const status = this.res.statusCode;
     const paired = pair(calls, this.answers, { status, batch: this.batch, post: this.req.method === 'POST' });
-    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: clientOf(this.core, this.req), attemptHeader: headerAttempt(this.req), origin: requestOrigin(this.req.headers), seen: paired.length > 1 ? new Map() : null };
+    const facts = { startedAt: this.startedAt, endedAt: Date.now(), httpStatus: status, client: clientOf(this.core, this.req), attemptHeader: headerAttempt(this.req), origin: requestOrigin(this.req.headers), seen: paired.length > 1 ? new Map() : null, conventionRequest: core.settings.genAiConventions ? requestConventionFacts(this.req.headers, this.req.httpVersion) : null };
     const records: CallRecord[] = [];
     let capped: CappedErrors | null = null;
     for (const p of paired) {

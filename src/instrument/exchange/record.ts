@@ -17,6 +17,8 @@ import type { RequestCall } from '../../protocol/parse-request.js';
 import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeUpstreamTraceId } from '../../protocol/value-patterns.js';
 import type { Span } from '@opentelemetry/api';
 import { RPC_METHOD_OTHER } from '../attributes.js';
+import { conventionsOf } from '../genai-conventions.js';
+import type { RequestConventionFacts } from '../genai-conventions.js';
 import type { CallRecord, TriageCore } from '../internal-types.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import { ERROR_ID_REUSED } from './error-id-memory.js';
@@ -56,6 +58,8 @@ export interface ExchangeFacts {
   seen: Map<number, Attempt> | null;
   /** `probe` for a call of `aap-triage probe` (origin.ts), else null: not tracked as a retry, not counted as traffic. */
   origin: EventOrigin | null;
+  /** What the GenAI conventions read of the HTTP request; only with the opt-in (absent or null otherwise). */
+  conventionRequest?: RequestConventionFacts | null;
 }
 
 /** What recording needs of the core: settings, pseudonyms, the tracker and the error-id memory. */
@@ -86,6 +90,14 @@ function subjects(ctx: RecordContext, data: Record<string, unknown> | null): str
  * (each is reported once through `ctx.safe`, and the field is left null).
  */
 export function record(input: RecordInput, x: ExchangeFacts, ctx: RecordContext): CallRecord {
+  const r = recordCall(input, x, ctx);
+  // The GenAI conventions (issue 29): one boolean without the opt-in.
+  if (ctx.settings.genAiConventions) r.conventions = conventionsOf(input.call, r, x.conventionRequest ?? null, ctx.settings);
+  return r;
+}
+
+/** The record without the conventions (see {@link record}). */
+function recordCall(input: RecordInput, x: ExchangeFacts, ctx: RecordContext): CallRecord {
   const settings = ctx.settings;
   const call = input.call;
   const outcome = input.answer?.outcome;
@@ -145,6 +157,7 @@ export function record(input: RecordInput, x: ExchangeFacts, ctx: RecordContext)
     rowId: null,
     span: audited ? input.span : null,
     endsSpan: input.endsSpan,
+    conventions: null,
     count: 1,
   };
   if (!error) return r;

@@ -4,7 +4,7 @@
  * (METRIC_ATTRIBUTES). Never an id, client, message or VIN as a label.
  */
 import { ValueType } from '@opentelemetry/api';
-import type { Attributes, BatchObservableResult, Meter, Observable } from '@opentelemetry/api';
+import type { Attributes, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
 import type { AuditHealth } from '../../audit/sink.js';
 import {
   ATTR_AAP_AUDIT_OUTCOME,
@@ -18,6 +18,7 @@ import {
   ATTR_RPC_METHOD,
   ATTR_RPC_STATUS_CODE,
   ATTR_RPC_SYSTEM_NAME,
+  MCP_METRICS,
   METRICS,
   RETRY_FLAG_NONE,
   RPC_SYSTEM_NAME_VALUE_JSONRPC,
@@ -89,6 +90,7 @@ function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instrument
   const counter = (d: { name: string; unit: string; description: string }): Observable =>
     meter.createObservableCounter(d.name, { unit: d.unit, description: d.description, valueType: ValueType.INT });
   const sums = { errors: new PreAggregated(), retries: new PreAggregated(), conformance: new PreAggregated() };
+  let mcp: Histogram | null = null;
   const instruments: Instruments = {
     callDuration: meter.createHistogram(m.callDuration.name, {
       unit: m.callDuration.unit,
@@ -105,6 +107,13 @@ function build(meter: Meter, sources: Set<() => AuditHealth | null>): Instrument
       advice: { explicitBucketBoundaries: [...m.attempts.buckets] },
     }),
     conformance: sums.conformance,
+    mcpOperationDuration: () =>
+      (mcp ??= meter.createHistogram(MCP_METRICS.operationDuration.name, {
+        unit: MCP_METRICS.operationDuration.unit,
+        description: MCP_METRICS.operationDuration.description,
+        valueType: ValueType.DOUBLE,
+        advice: { explicitBucketBoundaries: [...MCP_METRICS.operationDuration.buckets] },
+      })),
   };
   const errors = counter(m.errors);
   const retries = counter(m.retries);
@@ -238,6 +247,11 @@ export function recordCall(i: Instruments, r: CallRecord): void {
   if (isError && labels.error) {
     i.errors.add(n, labels.error);
     for (const rule of r.conformance) i.conformance.add(n, ruleLabels(r.protocol, rule));
+  }
+  const mcp = r.conventions?.mcpMetric;
+  if (mcp) {
+    const h = i.mcpOperationDuration();
+    for (let k = 0; k < n; k++) h.record(r.durationS, mcp);
   }
 }
 

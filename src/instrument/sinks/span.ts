@@ -1,10 +1,11 @@
 /**
  * The span of one JSON-RPC call (DESIGN §4): kind SERVER, named after the allow-listed method,
  * attributes copied from an explicit allow-list of the call report, status ERROR on every error
- * (with no message: message texts never leave the host), UNSET on success.
+ * (with no message: message texts never leave the host), UNSET on success. With the GenAI opt-in
+ * (genai-conventions.ts) an A2A or `tools/call` span is renamed and gets that page's attributes.
  */
 import { SpanKind, SpanStatusCode, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span, Tracer } from '@opentelemetry/api';
 import {
   ATTR_AAP_CONFORMANCE_RULES,
   ATTR_AAP_ERROR_CODE,
@@ -51,7 +52,10 @@ function callStartAttributes(method: string, methodOriginal: string | null, id: 
   return attributes;
 }
 
-/** Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any). */
+/**
+ * Starts the span of one call at `startTime` (epoch ms) under `parent` (the HTTP span, if any; a
+ * `tools/call`'s `params._meta` context with the GenAI opt-in, the HTTP span then in `links`).
+ */
 export function startCallSpan(
   tracer: Tracer,
   parent: Context,
@@ -59,8 +63,10 @@ export function startCallSpan(
   methodOriginal: string | null,
   id: string | number | null | undefined,
   startTime: number,
+  links?: Link[],
 ): Span {
-  return tracer.startSpan(callSpanName(method), { kind: SpanKind.SERVER, attributes: callStartAttributes(method, methodOriginal, id), startTime }, parent);
+  const options = { kind: SpanKind.SERVER, attributes: callStartAttributes(method, methodOriginal, id), startTime };
+  return tracer.startSpan(callSpanName(method), links ? { ...options, links } : options, parent);
 }
 
 /**
@@ -111,6 +117,12 @@ export function finishCallSpan(span: Span, r: CallRecord, endTime: number, end =
   };
   if (r.skill !== null) a[ATTR_AAP_SKILL] = r.skill;
   if (r.flags.length > 0) a[ATTR_AAP_RETRY_FLAGS] = r.flags;
+  const c = r.conventions;
+  if (c) {
+    // GenAI opt-in (issue 29): the A2A / MCP page's name and attributes, all bounded in record().
+    span.updateName(c.spanName);
+    Object.assign(a, c.attributes);
+  }
   const e = r.event;
   if (r.errorType !== null && e) {
     // Bounded codes only (telemetry-codes.ts): `_OTHER` for a code no table knows.

@@ -1,0 +1,226 @@
+/**
+ * OpenTelemetry's GenAI conventions for the two protocols we observe, behind the opt-in (issue 29,
+ * `genAiConventions` / `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`):
+ * open-telemetry/semantic-conventions-genai `docs/gen-ai/a2a.md` (A2A server span) and
+ * `docs/gen-ai/mcp.md` (MCP server span, `mcp.server.operation.duration`, `params._meta` context).
+ * Both pages are in Development status.
+ *
+ * Everything here runs only with the opt-in: the record asks for {@link conventionsOf} behind one
+ * boolean, the exchange for {@link metaParent}. Every value from the caller passes a pattern or
+ * allow-list (src/protocol/value-patterns.ts) or is left out; the agent card's name, description
+ * and version are the dealer's own (the `agentCard` option).
+ */
+import { ROOT_CONTEXT, defaultTextMapGetter, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
+import type { Attributes, Context } from '@opentelemetry/api';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isObject, own, ownObject, ownString } from '../protocol/extract.js';
+import type { RequestCall } from '../protocol/parse-request.js';
+import { A2A_OPERATIONS } from '../protocol/skills.js';
+import type { A2aRpcMethod } from '../protocol/skills.js';
+import { safeMcpProtocolVersion, safeOpaqueId, safeTenant } from '../protocol/value-patterns.js';
+import {
+  ATTR_A2A_MESSAGE_ID,
+  ATTR_A2A_MESSAGE_REFERENCE_TASK_IDS,
+  ATTR_A2A_METHOD_NAME,
+  ATTR_A2A_PROTOCOL_VERSION,
+  ATTR_A2A_TASK_ID,
+  ATTR_A2A_TENANT,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_AGENT_DESCRIPTION,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_AGENT_VERSION,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_SESSION_ID,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_NETWORK_PROTOCOL_VERSION,
+  ATTR_NETWORK_TRANSPORT,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
+  GEN_AI_OPERATION_EXECUTE_TOOL,
+  RPC_METHOD_OTHER,
+} from './attributes.js';
+import type { Settings } from './options.js';
+
+/** The MCP method DMC-12 calls its tools with, the only one given the MCP conventions (issue 29). */
+export const MCP_TOOLS_CALL = 'tools/call';
+
+/** What the conventions add to one call's record: the span's name and attributes, and the MCP metric's labels. */
+export interface ConventionFacts {
+  /** `{a2a.method.name}`, or `tools/call <tool>` (`tools/call` when the tool is not allow-listed). */
+  spanName: string;
+  /** Attributes set on the span with the others at its end (bounded values only). */
+  attributes: Attributes;
+  /** Labels of `mcp.server.operation.duration` for a `tools/call`, else null (no A2A metric is defined). */
+  mcpMetric: Attributes | null;
+}
+
+/** What the conventions read of the exchange's HTTP request, once per exchange (bounded already). */
+export interface RequestConventionFacts {
+  /** `Mcp-Session-Id` when it passes `safeOpaqueId`, else null. */
+  mcpSessionId: string | null;
+  /** `MCP-Protocol-Version` when it is a known MCP revision, else null. */
+  mcpProtocolVersion: string | null;
+  /** `network.protocol.version` of the HTTP request (`1.1`, `2`), or null for another value. */
+  httpVersion: string | null;
+}
+
+const HTTP_VERSIONS: Readonly<Record<string, string>> = { '1.0': '1.0', '1.1': '1.1', '2.0': '2', '2': '2' };
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The request facts of one exchange (see {@link RequestConventionFacts}). */
+export function requestConventionFacts(headers: IncomingHttpHeaders, httpVersion: string | undefined): RequestConventionFacts {
+  return {
+    mcpSessionId: safeOpaqueId(header(headers, 'mcp-session-id')),
+    mcpProtocolVersion: safeMcpProtocolVersion(header(headers, 'mcp-protocol-version')),
+    httpVersion: (httpVersion !== undefined && HTTP_VERSIONS[httpVersion]) || null,
+  };
+}
+
+/** Longest agent-card text copied to `gen_ai.agent.*`: the card is the dealer's, but a span is not a document. */
+const MAX_AGENT_TEXT = 1024;
+const agentCache = new WeakMap<Settings, Attributes>();
+
+/** `gen_ai.agent.name` / `.description` / `.version` from the `agentCard` option, computed once per settings. */
+function agentAttributes(settings: Settings): Attributes {
+  let a = agentCache.get(settings);
+  if (a) return a;
+  a = {};
+  const card = settings.agentCard;
+  for (const [key, attr] of [
+    ['name', ATTR_GEN_AI_AGENT_NAME],
+    ['description', ATTR_GEN_AI_AGENT_DESCRIPTION],
+    ['version', ATTR_GEN_AI_AGENT_VERSION],
+  ] as const) {
+    const v = ownString(card, key);
+    if (v !== null && v !== '') a[attr] = v.length > MAX_AGENT_TEXT ? v.slice(0, MAX_AGENT_TEXT) : v;
+  }
+  Object.freeze(a);
+  agentCache.set(settings, a);
+  return a;
+}
+
+/** Most referenced task ids kept on `a2a.message.reference_task_ids`. */
+const MAX_REFERENCE_TASK_IDS = 16;
+
+function a2aFacts(method: A2aRpcMethod, call: RequestCall, settings: Settings): ConventionFacts {
+  const op = A2A_OPERATIONS[method];
+  const a: Attributes = { [ATTR_A2A_METHOD_NAME]: op.operation, [ATTR_A2A_PROTOCOL_VERSION]: op.version, ...agentAttributes(settings) };
+  const params = call.params;
+  const tenant = safeTenant(own(params, 'tenant'));
+  if (tenant !== null) a[ATTR_A2A_TENANT] = tenant;
+  const message = ownObject(params, 'message');
+  let taskId: unknown = op.taskIdField === null ? undefined : own(params, op.taskIdField);
+  if (message) {
+    const messageId = safeOpaqueId(own(message, 'messageId'));
+    if (messageId !== null) a[ATTR_A2A_MESSAGE_ID] = messageId;
+    const contextId = safeOpaqueId(own(message, 'contextId'));
+    if (contextId !== null) a[ATTR_GEN_AI_CONVERSATION_ID] = contextId;
+    taskId = own(message, 'taskId');
+    const refs = own(message, 'referenceTaskIds');
+    if (Array.isArray(refs)) {
+      const safe = refs
+        .slice(0, MAX_REFERENCE_TASK_IDS)
+        .map(safeOpaqueId)
+        .filter((v): v is string => v !== null);
+      if (safe.length > 0) a[ATTR_A2A_MESSAGE_REFERENCE_TASK_IDS] = safe;
+    }
+  }
+  const task = safeOpaqueId(taskId);
+  if (task !== null) a[ATTR_A2A_TASK_ID] = task;
+  return { spanName: op.operation, attributes: a, mcpMetric: null };
+}
+
+/** The bounded outcome fields of a record the MCP span and metric copy. */
+interface McpOutcome {
+  skill: string | null;
+  errorType: string | null;
+  statusCode: string | null;
+}
+
+/**
+ * MCP label sets, built once per combination of their (bounded) values and reused, as the
+ * metrics sink does with its own: the SDK reads them on every record, and a fresh object per call
+ * would only add garbage.
+ */
+const mcpLabelCache = new Map<string, Attributes>();
+const MCP_LABEL_CACHE_MAX = 4096;
+
+function mcpLabels(tool: string | null, r: McpOutcome, req: RequestConventionFacts | null): Attributes {
+  const key = `${tool ?? ''}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${req?.mcpProtocolVersion ?? ''}\u0000${req?.httpVersion ?? ''}`;
+  let m = mcpLabelCache.get(key);
+  if (m) return m;
+  m = { [ATTR_MCP_METHOD_NAME]: MCP_TOOLS_CALL, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL };
+  if (tool !== null) m[ATTR_GEN_AI_TOOL_NAME] = tool;
+  // error.type: the JSON-RPC code, else (an error inside a successful result: DMC-12's
+  // result.data) its bounded code — the record's error.type already follows that rule.
+  if (r.errorType !== null) m[ATTR_ERROR_TYPE] = r.errorType;
+  if (r.statusCode !== null) m[ATTR_RPC_RESPONSE_STATUS_CODE] = r.statusCode;
+  if (req?.mcpProtocolVersion) m[ATTR_MCP_PROTOCOL_VERSION] = req.mcpProtocolVersion;
+  m[ATTR_NETWORK_PROTOCOL_NAME] = 'http';
+  if (req?.httpVersion) m[ATTR_NETWORK_PROTOCOL_VERSION] = req.httpVersion;
+  m[ATTR_NETWORK_TRANSPORT] = 'tcp';
+  Object.freeze(m);
+  if (mcpLabelCache.size >= MCP_LABEL_CACHE_MAX) mcpLabelCache.clear();
+  mcpLabelCache.set(key, m);
+  return m;
+}
+
+function mcpFacts(r: McpOutcome, req: RequestConventionFacts | null): ConventionFacts {
+  // The allow-listed tool (knownSkills); an unknown tool is left out, never `_OTHER` as a name.
+  const tool = r.skill !== null && r.skill !== RPC_METHOD_OTHER ? r.skill : null;
+  const m = mcpLabels(tool, r, req);
+  // The session id is a span attribute only, never a label.
+  const a = req?.mcpSessionId ? { ...m, [ATTR_MCP_SESSION_ID]: req.mcpSessionId } : m;
+  return { spanName: tool !== null ? `${MCP_TOOLS_CALL} ${tool}` : MCP_TOOLS_CALL, attributes: a, mcpMetric: m };
+}
+
+/**
+ * The conventions of one call: A2A for an A2A method, MCP for a `tools/call`, null for any other
+ * call (DMC-12's `tools/list`, `initialize`, unknown methods). `r` holds the record's bounded
+ * skill and error fields. Never throws for any `call` shape.
+ */
+export function conventionsOf(call: RequestCall | null, r: McpOutcome, req: RequestConventionFacts | null, settings: Settings): ConventionFacts | null {
+  const method = call?.method;
+  if (!call || typeof method !== 'string') return null;
+  if (method === MCP_TOOLS_CALL) return mcpFacts(r, req);
+  if (Object.hasOwn(A2A_OPERATIONS, method)) return a2aFacts(method as A2aRpcMethod, call, settings);
+  return null;
+}
+
+/** Longest `traceparent` / `tracestate` read from `params._meta` (W3C: 55 and 512 characters). */
+const MAX_TRACEPARENT = 55;
+const MAX_TRACESTATE = 512;
+
+/**
+ * The remote parent a `tools/call` names in `params._meta` (MCP "Context propagation", SEP-414:
+ * unprefixed `traceparent` / `tracestate`), extracted with the configured propagator; null when
+ * the call is not a `tools/call`, carries none, or it does not give a valid span context. Only
+ * those two keys are handed to the propagator: `_meta`'s other keys (`baggage` included) are
+ * caller text and never enter the context. Never throws.
+ */
+export function metaParent(call: RequestCall | null): Context | null {
+  if (call?.method !== MCP_TOOLS_CALL) return null;
+  const meta = ownObject(call.params, '_meta');
+  if (!isObject(meta)) return null;
+  const traceparent = ownString(meta, 'traceparent');
+  if (traceparent === null || traceparent.length > MAX_TRACEPARENT) return null;
+  const carrier: Record<string, string> = { traceparent };
+  const tracestate = ownString(meta, 'tracestate');
+  if (tracestate !== null && tracestate.length <= MAX_TRACESTATE) carrier.tracestate = tracestate;
+  try {
+    const ctx = propagation.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+    const sc = trace.getSpanContext(ctx);
+    return sc && isSpanContextValid(sc) ? ctx : null;
+  } catch {
+    // A host propagator that throws on odd input costs this call its remote parent, not the
+    // exchange its observation.
+    return null;
+  }
+}
