@@ -8,7 +8,7 @@
 import type { ErrorEvent, TrafficSample } from '../protocol/error-event.js';
 import { RETRY_FLAGS } from '../protocol/error-event.js';
 import { mintErrorId } from '../protocol/error-id.js';
-import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeUpstreamTraceId } from '../protocol/value-patterns.js';
+import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeServiceVersion, safeUpstreamTraceId } from '../protocol/value-patterns.js';
 import type { GapRow, TrafficRow } from './internal-types.js';
 import { issueKey } from './issue-key.js';
 import { sanitizePointer } from './sanitize.js';
@@ -67,6 +67,7 @@ export function eventToRow(event: ErrorEvent, knownNames: ReadonlySet<string> | 
     issueKey({ service, protocol, rpc_method: rpcMethod, skill, code, violations, conformance: rules }),
     str(event.subject_alt),
     event.origin === 'probe' ? 'probe' : null,
+    safeServiceVersion(event.service_version),
   ];
 }
 
