@@ -170,6 +170,8 @@ export function App(props: AppProps) {
   const clientWidth = useHighWater(clientWidthFor(page.rows), listKey);
 
   const lastIssues = useRef<IssuePage>(EMPTY_ISSUES);
+  // Bumped after the operator resolves, mutes or reopens an issue, so the list shows it at once.
+  const [issueStateTick, setIssueStateTick] = useState(0);
   const { issuePage, issueError } = useAsync<{ issuePage: IssuePage; issueError: string | null }>(
     async () => {
       if (view !== 'issues') return { issuePage: lastIssues.current, issueError: null };
@@ -184,7 +186,7 @@ export function App(props: AppProps) {
       }
     },
     // refresh.tick re-reads the store.
-    [source, view, query, resolved, issueSort, refresh.tick],
+    [source, view, query, resolved, issueSort, refresh.tick, issueStateTick],
     { issuePage: EMPTY_ISSUES, issueError: null },
   );
 
@@ -546,6 +548,22 @@ export function App(props: AppProps) {
           setIssueSort(by);
           setIssueCursor(0);
           say(`issues by ${ISSUE_SORT_KEYS[ch]?.column ?? by} ↓`);
+          return;
+        }
+        case 'resolveIssue':
+        case 'muteIssue':
+        case 'reopenIssue': {
+          // Issue 29: one key each; the state is written on a connection of its own, the list refreshed.
+          if (!selectedIssue) return;
+          const action = cmd === 'resolveIssue' ? 'resolve' : cmd === 'muteIssue' ? 'mute' : 'reopen';
+          if (!source.setIssueState) return say('this view is read-only', 'problem');
+          source.setIssueState(selectedIssue.key, action, clock()).then(
+            (text) => {
+              say(text, 'ok');
+              setIssueStateTick((n) => n + 1);
+            },
+            (err: unknown) => say(`cannot ${action} the issue: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'problem'),
+          );
           return;
         }
         case 'open': {

@@ -28,7 +28,10 @@ export type KeyCommand =
   | 'prevTerminal'
   | 'copyErrorId'
   | 'copyTraceId'
-  | 'sort';
+  | 'sort'
+  | 'resolveIssue'
+  | 'muteIssue'
+  | 'reopenIssue';
 
 /**
  * The sort keys of the Errors view, one per column (k9s style: Shift + a letter of the column);
@@ -63,6 +66,10 @@ const BY_CHAR: Readonly<Record<string, KeyCommand>> = {
   E: 'prevTerminal',
   y: 'copyErrorId',
   Y: 'copyTraceId',
+  // Issues view (issue 29): resolve now, mute forever, open again; release forms on the CLI.
+  c: 'resolveIssue',
+  m: 'muteIssue',
+  o: 'reopenIssue',
 };
 
 /**

@@ -20,6 +20,7 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['r', 'refresh now (it also refreshes every 2 s)'],
   ['e E', 'next / previous retryable=false error'],
   ['y Y', 'copy error_id / trace_id (OSC 52 clipboard; also shown)'],
+  ['c m o', 'Issues: resolve now / mute / open again (by AAP_TRIAGE_OPERATOR; releases: aap-triage issues resolve --in)'],
   [
     Object.keys(SORT_KEYS).join(' '),
     `sort Errors by ${Object.values(SORT_KEYS)
