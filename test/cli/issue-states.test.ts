@@ -54,6 +54,13 @@ describe('aap-triage issues resolve|mute|reopen', () => {
     expect((await listed()).find((i) => i.key === second!.key)!.status).toBe('open');
   });
 
+  it('keeps query words working beside the subcommands', async () => {
+    const [first] = await listed();
+    const r = await run(['issues', `issue:${first!.key}`, '--json', '--since', '2h']);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.out) as { issues: JsonIssue[] }).issues.map((i) => i.key)).toEqual([first!.key]);
+  });
+
   it('says in one line what is wrong: no such key, a bad version, a bad count, no operator', async () => {
     const [first] = await listed();
     const cases: [string[], RegExp, Record<string, string>?][] = [
