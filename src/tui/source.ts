@@ -45,7 +45,8 @@ export interface TuiSource {
   eml(doc: DraftDoc, now: number): Promise<string>;
   /**
    * Sets the operator's state of issue `key` (issue 29): resolve now, mute forever, or open again;
-   * resolves to one line saying what was stored. Absent on a read-only source.
+   * resolves to one line saying what was stored; rejects with an Error saying why not (no operator
+   * named, read-only). Absent on a read-only source.
    */
   setIssueState?(key: string, action: 'resolve' | 'mute' | 'reopen', now: number): Promise<string>;
   /** Gap records (errors seen but not stored) in the store and overlapping the window. */

@@ -157,8 +157,8 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
     },
     async setIssueState(key, action, now) {
       const where = options.issueStates;
-      if (!where) return 'this view is read-only';
-      if (!where.operator) return 'no operator name: set AAP_TRIAGE_OPERATOR (or USER) and start again';
+      if (!where) throw new Error('this view is read-only');
+      if (!where.operator) throw new Error('no operator name: set AAP_TRIAGE_OPERATOR (or USER) and start again');
       const request: IssueAction = action === 'resolve' ? { kind: 'resolve', in: 'now' } : action === 'mute' ? { kind: 'mute', until: null, count: null } : { kind: 'reopen' };
       const row = await setIssueStateInStore(where.target, await issueStateFor(db, key, request, where.operator, now));
       return `issue ${key}: ${describeIssueState(row)}`;
