@@ -16,7 +16,7 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { RETRY_FLAGS } from '../protocol/error-event.js';
 import { mintErrorId } from '../protocol/error-id.js';
-import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeUpstreamTraceId } from '../protocol/value-patterns.js';
+import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, safeServiceVersion, safeUpstreamTraceId } from '../protocol/value-patterns.js';
 import { issueKey } from './issue-key.js';
 import { sanitizePointer } from './sanitize.js';
 
@@ -118,6 +118,7 @@ export const AUDIT_COLUMNS = [
   },
   text('subject_alt', 'record'),
   { name: 'origin', sqlite: 'TEXT', pg: 'text', value: (e) => (e.origin === 'probe' ? 'probe' : null), export: null },
+  { name: 'service_version', sqlite: 'TEXT', pg: 'text', value: (e) => safeServiceVersion(e.service_version), export: 'record' },
 ] as const satisfies readonly AuditColumn[];
 
 /** A column name of `error_events`. */

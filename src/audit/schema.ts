@@ -200,6 +200,30 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE error_events ADD COLUMN origin TEXT;
   CREATE INDEX error_events_origin_time ON error_events (occurred_at) WHERE origin IS NOT NULL;
   `,
+  // 7: releases (issue 29).
+  // - `service_version`: the dealer's own deployed version (its resource's `service.version`,
+  //   else the `serviceVersion` option; value-patterns.ts SAFE_SERVICE_VERSION), NULL when it
+  //   names none and on rows written before this migration. No index: it is read per issue
+  //   through the issue index (triage/releases.ts).
+  // - `issue_states`: the operator's state of an issue (resolved / muted / open again), one row
+  //   per issue, with who set it and when. Operator data, like client_labels (DESIGN §5):
+  //   `resolved_mode` 'now' | 'next_release' | 'version'; `resolved_in` the version a fix ships
+  //   in ('version'), or the newest version seen when it was resolved ('next_release': a later
+  //   one regresses it); `mute_until` epoch ms and `mute_count` errors after `set_at`, either or
+  //   both, or neither for "forever".
+  `
+  ALTER TABLE error_events ADD COLUMN service_version TEXT;
+  CREATE TABLE issue_states (
+    issue_key     TEXT PRIMARY KEY NOT NULL,
+    state         TEXT NOT NULL,
+    resolved_mode TEXT,
+    resolved_in   TEXT,
+    mute_until    INTEGER,
+    mute_count    INTEGER,
+    set_by        TEXT NOT NULL,
+    set_at        INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */

@@ -22,7 +22,7 @@ import { EndpointForms } from './endpoint-forms.js';
 import { ErrorIdMemory } from './exchange/error-id-memory.js';
 import { observeExchange } from './exchange/exchange.js';
 import { RetryTracker } from './exchange/retry-tracker.js';
-import { resourceServiceName } from './host-resource.js';
+import { resourceServiceName, resourceServiceVersion } from './host-resource.js';
 import type { TriageCore } from './internal-types.js';
 import { DEFAULTS } from './options.js';
 import type { Settings } from './options.js';
@@ -158,6 +158,7 @@ export function createCore(s: Settings, providers: { tracerProvider: TracerProvi
   const core: TriageCore = {
     settings: s,
     service,
+    serviceVersion: resourceServiceVersion(providers.tracerProvider) ?? s.serviceVersion,
     tracer: providers.tracerProvider.getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
     instruments: null,
     otelLogger: logs.getLogger(INSTRUMENTATION_SCOPE, VERSION, SCOPE),
@@ -184,6 +185,14 @@ export function createCore(s: Settings, providers: { tracerProvider: TracerProvi
       service = name;
       core.service = name;
     }
+  };
+  // service.version: the resource's wins over the environment and the option (issue 29), so audit
+  // rows carry the version the host's spans and metrics carry. Read until a resource names one.
+  let versionFromResource = resourceServiceVersion(providers.tracerProvider) !== null;
+  const learnVersion = (provider: TracerProvider): void => {
+    const version = resourceServiceVersion(provider);
+    versionFromResource = version !== null;
+    core.serviceVersion = version ?? s.serviceVersion;
   };
   let tracerProvider = providers.tracerProvider;
 
@@ -219,6 +228,7 @@ export function createCore(s: Settings, providers: { tracerProvider: TracerProvi
       if (!core.active || isTapped(res) || res.writableEnded) return null;
       // A host that starts its SDK after creating the triage: its resource names the service.
       if (serviceFromResource && service === DEFAULTS.serviceName) learnService(tracerProvider);
+      if (!versionFromResource) learnVersion(tracerProvider);
       const errors = new ExchangeErrors();
       // The active span's validity is checked here once; the exchange reuses the result.
       const span = trace.getSpan(otelContext.active());
@@ -232,6 +242,7 @@ export function createCore(s: Settings, providers: { tracerProvider: TracerProvi
       tracerProvider = provider;
       core.tracer = provider.getTracer(INSTRUMENTATION_SCOPE, VERSION, SCOPE);
       learnService(provider);
+      learnVersion(provider);
     },
     setMeterProvider,
     setLoggerProvider(provider) {

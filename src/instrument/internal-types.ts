@@ -100,6 +100,8 @@ export interface TriageCore {
   readonly settings: Settings;
   /** `service.name`: the option, `OTEL_SERVICE_NAME`, the tracer provider's resource, else `dealer-agent`. */
   service: string;
+  /** `service.version` for audit rows: the tracer provider's resource, else `settings.serviceVersion` (issue 29). */
+  serviceVersion: string | null;
   tracer: Tracer;
   instruments: Instruments | null;
   /** OpenTelemetry logger of the `aap.error` records (the API's proxy until a provider is set). */

@@ -6,6 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import { RETRY_WINDOW_MS } from '../protocol/retry.js';
 import { KNOWN_RPC_METHODS, KNOWN_SKILLS } from '../protocol/skills.js';
 import { SEMCONV_OPT_IN_GEN_AI } from './attributes.js';
+import { safeServiceVersion } from '../protocol/value-patterns.js';
+import { envServiceVersion } from './host-resource.js';
 import type { TriageOptions } from './types.js';
 
 /**
@@ -46,6 +48,7 @@ export const DEFAULTS = {
 
 const KNOWN_KEYS = new Set([
   'serviceName',
+  'serviceVersion',
   'auditDb',
   'auditSink',
   'credential',
@@ -100,6 +103,12 @@ function checkAapForm(v: unknown): void {
  */
 export interface Settings {
   readonly serviceName: string | null;
+  /**
+   * `service_version` of audit rows when the host's resource names none (issue 29):
+   * `OTEL_SERVICE_VERSION`, else `OTEL_RESOURCE_ATTRIBUTES`' `service.version`, else the
+   * `serviceVersion` option, else null. The resource's own `service.version` wins (core.ts).
+   */
+  readonly serviceVersion: string | null;
   readonly auditDb: string | false | undefined;
   readonly auditSink: NonNullable<TriageOptions['auditSink']> | null;
   readonly credential: (req: IncomingMessage) => string | null | undefined;
@@ -144,6 +153,7 @@ export function semconvOptIn(env: NodeJS.ProcessEnv, token: string): boolean {
 function resolve(o: TriageOptions, env: NodeJS.ProcessEnv): Settings {
   return Object.freeze({
     serviceName: o.serviceName ?? (env.OTEL_SERVICE_NAME || null),
+    serviceVersion: envServiceVersion(env) ?? o.serviceVersion ?? null,
     auditDb: o.auditDb,
     auditSink: o.auditSink ?? null,
     credential: o.credential ?? defaultCredential,
@@ -175,6 +185,9 @@ function validate(options: unknown): TriageOptions {
   }
   if (o.serviceName !== undefined && (typeof o.serviceName !== 'string' || o.serviceName === '')) {
     throw new TypeError('createTriage: option serviceName must be a non-empty string');
+  }
+  if (o.serviceVersion !== undefined && safeServiceVersion(o.serviceVersion) === null) {
+    throw new TypeError(`createTriage: option serviceVersion must be 1–64 letters, digits or . _ + ~ - (e.g. '1.4.2'), got ${JSON.stringify(o.serviceVersion)}`);
   }
   if (o.auditDb !== undefined && o.auditDb !== false && typeof o.auditDb !== 'string') {
     throw new TypeError('createTriage: option auditDb must be a path string or false');

@@ -23,6 +23,14 @@ export interface TriageOptions {
    */
   serviceName?: string;
   /**
+   * The dealer's deployed version, written as `service_version` on every audit row (issue 29;
+   * issues are resolved and regress by it). Used only when the host's OpenTelemetry resource
+   * (`service.version`, `OTEL_RESOURCE_ATTRIBUTES`) and `OTEL_SERVICE_VERSION` name none. 1–64
+   * letters, digits or `. _ + ~ -`; anything else throws a TypeError.
+   * @default none: rows carry a null version
+   */
+  serviceVersion?: string;
+  /**
    * Path of the SQLite audit database, or `false` to disable auditing (telemetry still works).
    * @default process.env.AAP_TRIAGE_DB, else './aap-triage.db'
    */

@@ -74,6 +74,12 @@ export interface ErrorEvent {
    */
   origin?: EventOrigin | null;
   /**
+   * The dealer service's own deployed version (issue 29): its OpenTelemetry resource's
+   * `service.version`, else the `serviceVersion` option; never a caller's value. Bounded by
+   * `SAFE_SERVICE_VERSION` (value-patterns.ts). Absent or null when the dealer names none.
+   */
+  service_version?: string | null;
+  /**
    * Issue group key (src/audit/issue-key.ts). Computed by the audit store from the other fields
    * when the row is written (whatever the event carried); present on rows read back.
    */

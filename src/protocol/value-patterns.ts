@@ -107,6 +107,20 @@ export function safeKeyword(keyword: unknown): string {
   return typeof keyword === 'string' && JSON_SCHEMA_KEYWORDS.has(keyword) ? keyword : VALUE_OTHER;
 }
 
+/**
+ * A deployed version of the dealer service as `service_version` stores it (issue 29): the
+ * dealer's own value (its resource's `service.version` or the `serviceVersion` option), still
+ * bounded, since it is printed in every view and compared as a release: 1–64 characters of
+ * letters, digits and `. _ + - ~`, starting with a letter or digit. Covers SemVer 2.0 with
+ * pre-release and build (`1.4.0-rc.1+b.7`), `v`-prefixed tags, dates (`2026.12.02`) and commit ids.
+ */
+export const SAFE_SERVICE_VERSION = /^[A-Za-z0-9][A-Za-z0-9._+~-]{0,63}$/;
+
+/** A version matching {@link SAFE_SERVICE_VERSION}, else null (left out). */
+export function safeServiceVersion(value: unknown): string | null {
+  return typeof value === 'string' && SAFE_SERVICE_VERSION.test(value) ? value : null;
+}
+
 /** The unknown method's name for `rpc.method_original` when it matches {@link SAFE_METHOD_ORIGINAL}, else null (omitted). */
 export function safeMethodOriginal(method: unknown): string | null {
   return typeof method === 'string' && SAFE_METHOD_ORIGINAL.test(method) ? method : null;

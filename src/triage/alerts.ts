@@ -75,11 +75,10 @@ export interface AlertContext {
 
 /**
  * The one place the "is muted" check goes: an issue the operator muted is never alerted
- * (DESIGN §7a). Issues carry no mute state yet; when they do, read it here.
+ * (DESIGN §7a), while its mute holds (issue 29: until a time, a count, or forever; releases.ts).
  */
-export function isMuted(issue: Issue): boolean {
-  void issue;
-  return false;
+export function isMuted(issue: Pick<Issue, 'status'>): boolean {
+  return issue.status === 'muted';
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -138,11 +137,13 @@ export function stormAlert(storm: StormEpisode, services: readonly string[], ctx
 
 /**
  * One new or regressed issue as one alert (`AapTriageNewIssue`, `AapTriageIssueRegressed`);
- * null for an ongoing or muted one. Labels: alertname, severity, service, protocol, code,
+ * null for an ongoing, muted or resolved one. A resolved issue alerts only once it regressed by
+ * release (its `state` is then `regressed`, from its `regressed_at`): rows of older versions
+ * still running never alert it (issue 29). Labels: alertname, severity, service, protocol, code,
  * issue_key. Pure.
  */
 export function issueAlert(issue: Issue, ctx: AlertContext): AlertmanagerAlert | null {
-  if (isMuted(issue)) return null;
+  if (isMuted(issue) || issue.status === 'resolved') return null;
   const kind = issue.state === 'new' ? AUDIT_ALERTS.newIssue : issue.state === 'regressed' ? AUDIT_ALERTS.regressedIssue : null;
   if (!kind) return null;
   const start = issue.state === 'new' ? issue.first_seen_ever : (issue.regressed_at ?? issue.first_seen);
@@ -151,7 +152,8 @@ export function issueAlert(issue: Issue, ctx: AlertContext): AlertmanagerAlert |
     summary: `${issue.state === 'new' ? 'New issue' : 'Issue regressed'}: ${issue.title}`,
     description:
       `${issue.count} errors from ${issue.clients} client${issue.clients === 1 ? '' : 's'} ` +
-      `${issue.state === 'new' ? 'since it was first seen' : 'since it came back'} at ${formatUtcMinute(start)}; last ${formatUtcMinute(issue.last_seen)} (${issue.last_error_id}).`,
+      `${issue.state === 'new' ? 'since it was first seen' : 'since it came back'} at ${formatUtcMinute(start)}; last ${formatUtcMinute(issue.last_seen)} (${issue.last_error_id})` +
+      (issue.status === 'regressed' ? `; it was resolved${issue.operator_state?.resolved_in ? ` in ${issue.operator_state.resolved_in}` : ''} and came back in ${issue.regressed_in ?? 'a row without a version'}.` : '.'),
     command: ctx.command(`search issue:${issue.key}`),
     draft: ctx.command(`draft --query issue:${issue.key}`),
     runbook_url: runbook(kind.alertname, ctx),

@@ -44,3 +44,7 @@ export type { RetriedAnswer } from './summary.js';
 export type { RequestedAction } from './draft.js';
 export { deriveAlerts, stormAlert, issueAlert, isMuted, AUDIT_ALERTS, AUDIT_ALERT_DEFAULTS } from './alerts.js';
 export type { AlertmanagerAlert, AlertContext } from './alerts.js';
+export { compareVersions, findRegression, ISSUE_STATUSES, issueKeysWithPrefix, issueReleaseFacts, loadIssueStates, muteHolds, newestVersion, nextReleaseBase, regresses, sortVersions } from './releases.js';
+export type { IssueReleaseFacts, IssueStatus, Regression, VersionSince } from './releases.js';
+export { describeIssueState, issueStateFor, operatorName, OPERATOR_ENV } from './issue-actions.js';
+export type { IssueAction } from './issue-actions.js';

@@ -15,6 +15,8 @@ import { ISSUE_HOUR_MS } from '../audit/schema.js';
 import { parseJsonArray } from '../audit/json-column.js';
 import { BUYER_CALLS_SQL, compileQuery } from './compile.js';
 import { issueTitle } from './issue-key.js';
+import type { IssueStateRow } from '../audit/issue-states.js';
+import { issueReleaseFacts, loadIssueStates, sortVersions, type IssueStatus } from './releases.js';
 import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
 import type { Query } from './query.js';
@@ -46,6 +48,7 @@ export const ISSUE_SORTS: readonly IssueSort[] = ['count', 'last_seen', 'first_s
 /**
  * - `new`: first seen (in the whole store) inside the window;
  * - `regressed`: seen before, then quiet for at least `quietMs`, then seen again inside the window;
+ *   or resolved by the operator and regressed by release (`status` `regressed`, releases.ts);
  * - `ongoing`: anything else.
  */
 export type IssueState = 'new' | 'regressed' | 'ongoing';
@@ -79,8 +82,25 @@ export interface Issue {
   /** First error of this issue in the whole store. */
   first_seen_ever: number;
   state: IssueState;
-  /** For `regressed`: when it came back (the first error after the quiet period); else null. */
+  /** For `regressed`: when it came back (the first error after the quiet period, or the first that regressed its resolution); else null. */
   regressed_at: number | null;
+  /**
+   * The operator's state as it stands (issue 29, src/triage/releases.ts): `open`, `resolved`,
+   * `muted` (still counted, never alerted) or `regressed` (resolved, then a row of a version at or
+   * past the resolution arrived; `state` is then `regressed` too).
+   */
+  status: IssueStatus;
+  /** The stored operator state (who set what, when), or null when none was ever set. */
+  operator_state: IssueStateRow | null;
+  /** For status `regressed`: the version of the first row that regressed it (null: a row without a version after a "resolve now"). */
+  regressed_in: string | null;
+  /** For status `muted` with a count: errors since the mute, counted up to its `mute_count`; else null. */
+  muted_count: number | null;
+  /** `service_version` of the issue's first error in the whole store, and of its newest error in the window (null: none named). */
+  first_seen_version: string | null;
+  last_seen_version: string | null;
+  /** The versions the issue's errors of the window came from, oldest release first (null, no version, last), with their counts. */
+  versions: { version: string | null; count: number }[];
   /** Errors per bucket; bucket i starts at `trend_start + i × bucket_ms` of the list. */
   trend: number[];
   /** The newest error of the issue in the window. */
@@ -236,6 +256,7 @@ const SORTERS: Record<IssueSort, (a: Acc, b: Acc) => number> = {
 
 interface SampleRow {
   error_id: string;
+  service_version: string | null;
   trace_id: string | null;
   service: string;
   protocol: string;
@@ -275,19 +296,28 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
   const accs = [...fold(cells).values()].sort(SORTERS[sort]);
 
   const buyers = buyersOnly ? ` AND ${BUYER_CALLS_SQL}` : '';
-  const firstEver = async (key: string) => (await db.get<{ v: number | null }>(`SELECT min(occurred_at) AS v FROM error_events WHERE issue_key = ?${buyers}`, [key]))?.v ?? null;
+  const firstEver = async (key: string) =>
+    await db.get<{ v: number; ver: string | null }>(`SELECT occurred_at AS v, service_version AS ver FROM error_events WHERE issue_key = ?${buyers} ORDER BY occurred_at LIMIT 1`, [key]);
+  const versionsOf = async (key: string) =>
+    await db.all<{ version: string | null; count: number }>(
+      `SELECT service_version AS version, count(*) AS count FROM error_events WHERE issue_key = ? AND occurred_at >= ? AND occurred_at < ?${buyers} GROUP BY 1`,
+      [key, window.since, window.until],
+    );
+  const states = await loadIssueStates(db);
+  const now = options.now ?? Date.now();
   const lastBefore = async (key: string, at: number) =>
     (await db.get<{ v: number | null }>(`SELECT max(occurred_at) AS v FROM error_events WHERE issue_key = ? AND occurred_at < ?${buyers}`, [key, at]))?.v ?? null;
   const sample = async (key: string) =>
     (await db.get<SampleRow>(
-      `SELECT error_id, trace_id, service, protocol, rpc_method, skill, code, violations, conformance FROM error_events
+      `SELECT error_id, service_version, trace_id, service, protocol, rpc_method, skill, code, violations, conformance FROM error_events
         WHERE issue_key = ? AND occurred_at >= ? AND occurred_at < ?${buyers} ORDER BY occurred_at DESC LIMIT 1`,
       [key, window.since, window.until],
     )) as SampleRow;
   const issues: Issue[] = [];
   for (const a of accs.slice(0, limit)) {
     const s = await sample(a.key);
-    const ever = (await firstEver(a.key)) ?? a.lo;
+    const first = await firstEver(a.key);
+    const ever = first?.v ?? a.lo;
     const before = await lastBefore(a.key, window.since);
     let regressedAt: number | null = null;
     if (ever < window.since) {
@@ -301,6 +331,9 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
     const trend = new Array<number>(p.count).fill(0);
     for (const [b, , , n] of a.spans) trend[Math.min(p.count - 1, Math.max(0, Math.floor((b - p.start) / p.bucketMs)))]! += n;
     const unknown = a.count - a.r - a.f;
+    const stored = states.get(a.key);
+    const release = await issueReleaseFacts(db, a.key, stored, now, buyers);
+    if (release.regression) regressedAt = release.regression.at;
     const fields = { service: s.service, protocol: s.protocol, rpc_method: s.rpc_method, skill: s.skill, code: s.code };
     issues.push({
       key: a.key,
@@ -315,8 +348,15 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
       first_seen: a.lo,
       last_seen: a.hi,
       first_seen_ever: ever,
-      state: ever >= window.since ? 'new' : regressedAt !== null ? 'regressed' : 'ongoing',
+      state: release.regression ? 'regressed' : ever >= window.since ? 'new' : regressedAt !== null ? 'regressed' : 'ongoing',
       regressed_at: regressedAt,
+      status: release.status,
+      operator_state: stored ?? null,
+      regressed_in: release.regression?.version ?? null,
+      muted_count: release.muted_count,
+      first_seen_version: first?.ver ?? null,
+      last_seen_version: s.service_version,
+      versions: sortVersions(await versionsOf(a.key)),
       trend,
       last_error_id: s.error_id,
       last_trace_id: s.trace_id,

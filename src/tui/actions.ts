@@ -129,6 +129,19 @@ export function createActions(e: ActionEnv): KeyActions & { submit(which: 'filte
     },
     write: () => (view === 'draft' ? write() : say('w writes the draft: press d first', 'info')),
     cycleFormat: () => dispatch({ type: 'format' }),
+    setIssueState(action) {
+      // Issue 29: one key each; the state is written on a connection of its own, then the list re-read.
+      if (view !== 'issues' || !selectedIssue) return;
+      if (!e.source.setIssueState) return say('this view is read-only', 'problem');
+      e.source.setIssueState(selectedIssue.key, action, e.clock()).then(
+        (text) => {
+          say(text, 'ok');
+          e.refreshNow();
+          dispatch({ type: 'refresh' });
+        },
+        (err: unknown) => say(`cannot ${action} the issue: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`, 'problem'),
+      );
+    },
     refresh() {
       e.refreshNow();
       dispatch({ type: 'refresh' });

@@ -11,6 +11,16 @@ import { TRACE_URL_ENV, traceUrlProblem } from '../triage/trace-link.js';
 import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 import { loadRenderer } from './load-renderer.js';
 import { createTriageSource } from './triage-source.js';
+import { operatorName } from '../triage/issue-actions.js';
+
+/** The operator named by the environment (issue 29), or null when none or not printable. */
+function operatorOrNull(env: NodeJS.ProcessEnv): string | null {
+  try {
+    return operatorName(env);
+  } catch {
+    return null;
+  }
+}
 
 export { isCi, interactiveProblem, notInteractiveMessage, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 export type { TuiSource } from './source.js';
@@ -113,7 +123,13 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     const { renderApp } = await loading;
     await renderApp(
       {
-        source: createTriageSource(db, { pseudonymizer: options.pseudonymizer ?? null, ...options.mail, traceUrl, extensionUri }),
+        source: createTriageSource(db, {
+          pseudonymizer: options.pseudonymizer ?? null,
+          ...options.mail,
+          traceUrl,
+          extensionUri,
+          issueStates: { target: options.dbPath, operator: operatorOrNull(env) },
+        }),
         dbLabel: isPostgresUrl(options.dbPath) ? storeLabel(options.dbPath) : options.dbPath,
         window: options.until ? { since, until: options.until } : { since },
         query: options.query ?? '',

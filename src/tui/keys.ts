@@ -34,7 +34,10 @@ export type KeyCommand =
   | 'prevTerminal'
   | 'copyErrorId'
   | 'copyTraceId'
-  | 'sort';
+  | 'sort'
+  | 'resolveIssue'
+  | 'muteIssue'
+  | 'reopenIssue';
 
 /** A cursor or scroll move: what the list keys do on every list and scrolled text. */
 export type Move = 'down' | 'up' | 'first' | 'last' | 'pageDown' | 'pageUp';
@@ -60,6 +63,8 @@ export interface KeyActions {
   copy(what: 'error_id' | 'trace_id'): void;
   /** `key` is the sort key pressed (a key of SORT_KEYS or ISSUE_SORT_KEYS). */
   sort(key: string): void;
+  /** The operator's state of the highlighted issue (issue 29): resolve now, mute forever, open again. */
+  setIssueState(action: 'resolve' | 'mute' | 'reopen'): void;
 }
 
 /**
@@ -155,6 +160,15 @@ export const KEYMAP: readonly KeyRow[] = [
   { command: 'copyTraceId', keys: ['Y'], views: ['errors', 'detail'], hint: { detail: [2, 'copy trace_id'] }, run: (a) => a.copy('trace_id') },
   { command: 'sort', keys: Object.keys(SORT_KEYS), views: ['errors'], help: `sort Errors by ${codes(SORT_KEYS)} (again: reverse)`, run: (a, k) => a.sort(k) },
   { command: 'sort', keys: Object.keys(ISSUE_SORT_KEYS), views: ['issues'], hint: { issues: [2, 'sort'] }, help: `sort Issues by ${codes(ISSUE_SORT_KEYS)} (most / newest first)`, run: (a, k) => a.sort(k) },
+  {
+    command: 'resolveIssue',
+    keys: ['c'],
+    views: ['issues'],
+    help: 'Issues: resolve now / mute / open again (as AAP_TRIAGE_OPERATOR; in a release: aap-triage issues resolve --in)',
+    run: (a) => a.setIssueState('resolve'),
+  },
+  { command: 'muteIssue', keys: ['m'], views: ['issues'], run: (a) => a.setIssueState('mute') },
+  { command: 'reopenIssue', keys: ['o'], views: ['issues'], run: (a) => a.setIssueState('reopen') },
 ];
 
 /** Whether the key event is the key named `name` (a name as written in {@link KeyRow.keys}). */

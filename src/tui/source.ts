@@ -43,6 +43,12 @@ export interface TuiSource {
   draft(target: DraftTarget, window: ResolvedWindow, now: number): Promise<DraftDoc | null>;
   /** The draft as an RFC 5322 message (Date, Message-ID, From, To, Subject, text body). */
   eml(doc: DraftDoc, now: number): Promise<string>;
+  /**
+   * Sets the operator's state of issue `key` (issue 29): resolve now, mute forever, or open again;
+   * resolves to one line saying what was stored; rejects with an Error saying why not (no operator
+   * named, read-only). Absent on a read-only source.
+   */
+  setIssueState?(key: string, action: 'resolve' | 'mute' | 'reopen', now: number): Promise<string>;
   /** Gap records (errors seen but not stored) in the store and overlapping the window. */
   gaps(window: ResolvedWindow): Promise<GapSummary>;
 }

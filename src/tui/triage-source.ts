@@ -2,6 +2,8 @@ import type { ErrorEvent } from '../protocol/error-event.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { getError } from '../triage/detail.js';
 import { listIssues } from '../triage/issues.js';
+import { describeIssueState, issueStateFor, type IssueAction } from '../triage/issue-actions.js';
+import { setIssueStateInStore } from '../triage/store.js';
 import { formatClient, type ClientLabels } from '../triage/clients.js';
 import { labelsOf } from './labels.js';
 
@@ -40,6 +42,11 @@ export interface TriageSourceOptions {
    * with `extensionUriProblem`; drafts name it in the -32008 advice. @default null
    */
   readonly extensionUri?: string | null;
+  /**
+   * Where the store is (`--db`) and who the operator is (releases' `operatorName`), for the
+   * Issues view's resolve / mute / reopen keys (issue 29); without both the keys say why not.
+   */
+  readonly issueStates?: { readonly target: string; readonly operator: string | null };
 }
 
 /** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
@@ -140,12 +147,21 @@ export function createTriageSource(db: Db, options: TriageSourceOptions = {}): T
             first_seen: i.first_seen,
             last_seen: i.last_seen,
             state: i.state,
+            status: i.status,
             trend: i.trend,
           })),
         };
       } catch (err) {
         return asQueryError(err);
       }
+    },
+    async setIssueState(key, action, now) {
+      const where = options.issueStates;
+      if (!where) throw new Error('this view is read-only');
+      if (!where.operator) throw new Error('no operator name: set AAP_TRIAGE_OPERATOR (or USER) and start again');
+      const request: IssueAction = action === 'resolve' ? { kind: 'resolve', in: 'now' } : action === 'mute' ? { kind: 'mute', until: null, count: null } : { kind: 'reopen' };
+      const row = await setIssueStateInStore(where.target, await issueStateFor(db, key, request, where.operator, now));
+      return `issue ${key}: ${describeIssueState(row)}`;
     },
     async histogram(query, window) {
       try {

@@ -56,6 +56,8 @@ export interface IssueRowView {
   readonly last_seen: number;
   /** new (first seen in the window), regressed (back after the quiet period), ongoing. */
   readonly state: 'new' | 'regressed' | 'ongoing';
+  /** The operator's state (issue 29): muted rows are shown dimmed, resolved ones say so. @default 'open' */
+  readonly status?: 'open' | 'resolved' | 'muted' | 'regressed';
   /** Errors per bucket over the window, oldest first. */
   readonly trend: readonly number[];
 }

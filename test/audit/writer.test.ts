@@ -57,6 +57,7 @@ describe('SqliteAuditSink#write()', () => {
         issue_key: issueKey(e),
         subject_alt: null,
         origin: null,
+        service_version: null,
       });
     });
   });

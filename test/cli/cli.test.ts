@@ -581,7 +581,8 @@ describe('a store with an older schema', () => {
     db.exec(`DROP INDEX error_events_retries; DROP INDEX error_events_issue_time;
       DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
       ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;
-        DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;`);
+        DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;
+        ALTER TABLE error_events DROP COLUMN service_version; DROP TABLE issue_states;`);
     db.pragma('user_version = 1');
     db.close();
     return () => copy.cleanup();

@@ -26,6 +26,7 @@ beforeEach(() => {
   ctx = {
     settings: checkOptions({ maxAuditedCallsPerExchange: 2 }, {}),
     service: 'dealer-test',
+    serviceVersion: null,
     safe: new SafeCaller((fields) => warnings.push(String(fields.kind))),
     pseudonymizer: p,
     fingerprintOf: (method, skill, params) => p.fingerprint(method, skill, params),

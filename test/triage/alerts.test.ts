@@ -72,7 +72,8 @@ describe('issueAlert', () => {
     key: '0123456789abcdef', title: 'VEHICLE_NOT_FOUND · inventory.vehicle · dealer-a (aap)', service: 'dealer-a', protocol: 'aap',
     rpc_method: 'SendMessage', skill: 'inventory.vehicle', code: 'VEHICLE_NOT_FOUND', violations: [], conformance: [], count: 3, clients: 1,
     retryable: false, retryable_split: { true: 0, false: 3, unknown: 0 }, first_seen: START, last_seen: START + MIN, first_seen_ever: START,
-    state: 'new', regressed_at: null, trend: [], last_error_id: 'err_0', last_trace_id: null, ...over,
+    state: 'new', regressed_at: null, trend: [], last_error_id: 'err_0', last_trace_id: null,
+    status: 'open', operator_state: null, regressed_in: null, muted_count: null, first_seen_version: null, last_seen_version: null, versions: [], ...over,
   });
 
   it('alerts new and regressed issues, never ongoing ones', () => {

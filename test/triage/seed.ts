@@ -92,6 +92,7 @@ export function insertEvents(db: Database.Database, events: readonly ErrorEvent[
         conformance: JSON.stringify(e.conformance),
         subject_alt: e.subject_alt ?? null,
         origin: e.origin ?? null,
+        service_version: e.service_version ?? null,
         // The key the store computes (src/audit/row.ts); the seed's ids are not all wire-safe, so
         // rows go in directly rather than through eventToRow.
         issue_key: issueKey(e),

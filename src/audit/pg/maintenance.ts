@@ -32,7 +32,8 @@ export interface PgStoreInspection {
   serverVersion: string;
 }
 
-async function withClient<T>(url: string, run: (client: pg.PoolClient, label: string) => Promise<T>): Promise<T> {
+/** Runs `run` on one connection to `url`, ended after; errors become `AuditStoreError`s (classifyPgError). */
+export async function withClient<T>(url: string, run: (client: pg.PoolClient, label: string) => Promise<T>): Promise<T> {
   const label = redactPostgresUrl(url);
   const pool = new pg.Pool({ ...poolConfig(url, { max: 1, applicationName: 'aap-triage-maintenance' }) });
   pool.on('error', () => undefined);
@@ -48,7 +49,8 @@ async function withClient<T>(url: string, run: (client: pg.PoolClient, label: st
   }
 }
 
-async function requireVersion(client: pg.PoolClient, label: string): Promise<number> {
+/** The store's schema version; throws {@link AuditStoreError} for no store, not ours, or too new. */
+export async function requireVersion(client: pg.PoolClient, label: string): Promise<number> {
   const version = await readPgVersion(client);
   if (version === 0) throw new AuditStoreError('missing', label, `no audit store at ${label}: check --db / AAP_TRIAGE_DB`);
   if (version < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store (tables but no schema version): check --db / AAP_TRIAGE_DB`);

@@ -179,6 +179,20 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE error_events ADD COLUMN origin ${T};
   CREATE INDEX error_events_origin_time ON error_events (occurred_at) WHERE origin IS NOT NULL;
   `,
+  // 7: `service_version` and `issue_states` (issue 29; see schema.ts migration 7).
+  `
+  ALTER TABLE error_events ADD COLUMN service_version ${T};
+  CREATE TABLE issue_states (
+    issue_key     ${T} PRIMARY KEY NOT NULL,
+    state         ${T} NOT NULL,
+    resolved_mode ${T},
+    resolved_in   ${T},
+    mute_until    BIGINT,
+    mute_count    BIGINT,
+    set_by        TEXT NOT NULL,
+    set_at        BIGINT NOT NULL
+  );
+  `,
 ];
 
 /** Schema version of a fully migrated PostgreSQL store. */

@@ -3,12 +3,13 @@ import { formatUtc, ISSUE_SORTS, listIssues, type IssueSort } from '../../triage
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { retryableText, sparkline, table } from '../format.js';
 import { pseudonymizerFor, queryFromWords } from '../query-args.js';
+import { registerIssueStateCommands } from './issue-states.js';
 
 /** `issues [query...]`: errors grouped into issues (the TUI's Issues view). */
 export const issuesCommand: CommandModule = {
   name: 'issues',
   register(program: Command, ctx: CommandContext) {
-    program
+    const issues = program
       .command('issues')
       .description('errors grouped into issues (service, protocol, skill or method, code, violation shape) over the window (default 24 h)')
       .argument('[query...]', 'optional query words to narrow the errors grouped (reads the rows instead of the hourly summary)')
@@ -17,8 +18,10 @@ export const issuesCommand: CommandModule = {
       .allowUnknownOption(true)
       .addHelpText(
         'after',
-        '\nState: new (first seen in the window), regressed (back after 6 h or more without an error),\n' +
-          'ongoing. List one issue\'s errors with: aap-triage search issue:<KEY>. Exit 0 even when there are none.',
+        '\nState: new (first seen in the window), regressed (back after 6 h or more without an error, or\n' +
+          'after its resolution by release), ongoing; or as the operator set it: resolved, muted (see\n' +
+          'issues resolve|mute|reopen). List one issue\'s errors with: aap-triage search issue:<KEY>.\n' +
+          'Exit 0 even when there are none.',
       )
       .action(async (words: string[], _opts: unknown, cmd: Command) => {
         const g = ctx.globals(cmd);
@@ -49,18 +52,25 @@ export const issuesCommand: CommandModule = {
             ['KEY', 'STATE', 'ERRORS', 'CLIENTS', 'RETRYABLE', 'FIRST SEEN (UTC)', 'LAST SEEN (UTC)', 'TREND', 'ISSUE'],
             list.issues.map((i) => [
               i.key,
-              i.state,
+              i.status === 'resolved' || i.status === 'muted' ? i.status : i.state,
               String(i.count),
               String(i.clients),
               retryableText(i.retryable),
               formatUtc(i.first_seen),
               formatUtc(i.last_seen),
               sparkline(i.trend, 24),
-              i.title,
+              i.title + versionRange(i.first_seen_version, i.last_seen_version),
             ]),
           ),
         );
         ctx.out(`${list.issues.length} of ${list.total} issue${list.total === 1 ? '' : 's'}; list one's errors with: ${ctx.commandLine(cmd, 'search issue:<KEY>')}`);
       });
+    registerIssueStateCommands(issues, ctx);
   },
 };
+
+/** ` · 1.4.0–1.5.0` (first-seen to last-seen version), ` · 1.4.0` when both are one, '' when neither is known. */
+function versionRange(first: string | null, last: string | null): string {
+  if (first === null && last === null) return '';
+  return ` · ${first === last || first === null || last === null ? (last ?? first) : `${first}–${last}`}`;
+}

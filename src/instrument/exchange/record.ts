@@ -63,7 +63,7 @@ export interface ExchangeFacts {
 }
 
 /** What recording needs of the core: settings, pseudonyms, the tracker and the error-id memory. */
-export type RecordContext = Pick<TriageCore, 'settings' | 'service' | 'safe' | 'pseudonymizer' | 'fingerprintOf' | 'tracker' | 'errorIds'>;
+export type RecordContext = Pick<TriageCore, 'settings' | 'service' | 'serviceVersion' | 'safe' | 'pseudonymizer' | 'fingerprintOf' | 'tracker' | 'errorIds'>;
 
 /** The flags of a call that is not tracked (past the cap): shared, never mutated. */
 const NO_FLAGS: RetryFlag[] = Object.freeze([]) as unknown as RetryFlag[];
@@ -213,6 +213,7 @@ function recordCall(input: RecordInput, x: ExchangeFacts, ctx: RecordContext): C
     duration_ms: x.endedAt - x.startedAt,
     key_id: p?.keyId ?? null,
     origin: x.origin,
+    service_version: ctx.serviceVersion,
   };
   if (ctx.errorIds.seen(event.error_id)) {
     // The dealer reused an error_id. Span and log keep the id the caller holds; the audit row

@@ -20,6 +20,11 @@ function stateColor(state: IssueRowView['state']): string {
   return state === 'new' ? theme.problem : state === 'regressed' ? theme.warning : theme.muted;
 }
 
+/** The state cell: the operator's `resolved` / `muted` when set, else new / regressed / ongoing (issue 29). */
+function shownState(i: IssueRowView): string {
+  return i.status === 'resolved' || i.status === 'muted' ? i.status : i.state;
+}
+
 /** One Issues column; `sort` names the order it is sorted by, when it can be. */
 interface IssueColumn extends Column<IssueRowView> {
   readonly sort?: IssueSortKey;
@@ -46,7 +51,7 @@ export function issueColumns(showDate: boolean, codeWidth: number, sort: IssueSo
   const whereMax = Math.min(WHERE_MAX, Math.max(whereMin, ...issues.map((i) => cells(whereText(i)))));
   const trendMax = Math.max(5, Math.min(24, ...issues.map((i) => i.trend.length)));
   const cols: IssueColumn[] = [
-    { title: 'state', min: Math.max(cells('state'), ...issues.map((i) => cells(i.state))), value: (i) => i.state, color: (i) => stateColor(i.state) },
+    { title: 'state', min: Math.max(cells('state'), ...issues.map((i) => cells(shownState(i)))), value: shownState, color: (i) => stateColor(i.state) },
     { title: 'count', min: 5, align: 'right', value: (i) => String(i.count), sort: 'count' },
     { title: 'clients', min: 7, align: 'right', value: (i) => String(i.clients) },
     { title: 'code', min: codeWidth, value: (i) => i.code, color: (i) => retryableColor(i.retryable) },
@@ -57,7 +62,9 @@ export function issueColumns(showDate: boolean, codeWidth: number, sort: IssueSo
     { title: 'trend', min: 5, max: trendMax, value: (i, w) => sparkline(i.trend, w), color: () => theme.flag },
     { title: 'issue', min: 16, value: (i) => i.key, color: () => theme.muted },
   ];
-  return cols.map((c) => {
+  return cols.map((col) => {
+    // A muted issue is still listed and counted, dimmed (issue 29).
+    const c: IssueColumn = { ...col, color: (i) => (i.status === 'muted' ? theme.muted : col.color?.(i)) };
     if (c.sort !== sort) return c;
     const title = `${c.title}↓`;
     const min = Math.max(c.min, cells(title));

@@ -10,7 +10,7 @@ import { render } from 'ink-testing-library';
 import { openAuditReader, sqliteReader } from '../../../src/audit/index.js';
 import { App, type AppProps } from '../../../src/tui/App.js';
 import type { TuiSource } from '../../../src/tui/source.js';
-import { createTriageSource } from '../../../src/tui/triage-source.js';
+import { createTriageSource, type TriageSourceOptions } from '../../../src/tui/triage-source.js';
 import { seedTuiDb, type SeedFacts } from './seed.js';
 
 /** A seeded database in its own temp folder. */
@@ -75,15 +75,16 @@ function tracked(source: TuiSource): TuiSource & { pending(): number } {
     draft: wrap(source.draft),
     gaps: wrap(source.gaps),
     eml: wrap(source.eml),
+    ...(source.setIssueState ? { setIssueState: wrap(source.setIssueState) } : {}),
     pending: () => inFlight,
   };
 }
 
 /** Renders the App on `s` at `columns` × `rows`; `press` types keys and waits for the frame. */
-export function renderApp(s: Seeded, props: Partial<AppProps> & { columns?: number; rows?: number } = {}): RenderedApp {
+export function renderApp(s: Seeded, props: Partial<AppProps> & { columns?: number; rows?: number; sourceOptions?: TriageSourceOptions } = {}): RenderedApp {
   const db = openAuditReader(s.path);
-  const { columns = 120, rows = 30, ...rest } = props;
-  const source = tracked(createTriageSource(sqliteReader(db)));
+  const { columns = 120, rows = 30, sourceOptions, ...rest } = props;
+  const source = tracked(createTriageSource(sqliteReader(db), sourceOptions));
   live.add(source);
   const ui = render(
     <App
