@@ -135,9 +135,8 @@ export function createActions(e: ActionEnv): KeyActions & { submit(which: 'filte
       if (!e.source.setIssueState) return say('this view is read-only', 'problem');
       e.source.setIssueState(selectedIssue.key, action, e.clock()).then(
         (text) => {
-          say(text, 'ok');
           e.refreshNow();
-          dispatch({ type: 'refresh' });
+          say(text, 'ok');
         },
         (err: unknown) => say(`cannot ${action} the issue: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`, 'problem'),
       );

@@ -159,16 +159,16 @@ export const KEYMAP: readonly KeyRow[] = [
   },
   { command: 'copyTraceId', keys: ['Y'], views: ['errors', 'detail'], hint: { detail: [2, 'copy trace_id'] }, run: (a) => a.copy('trace_id') },
   { command: 'sort', keys: Object.keys(SORT_KEYS), views: ['errors'], help: `sort Errors by ${codes(SORT_KEYS)} (again: reverse)`, run: (a, k) => a.sort(k) },
-  { command: 'sort', keys: Object.keys(ISSUE_SORT_KEYS), views: ['issues'], hint: { issues: [2, 'sort'] }, help: `sort Issues by ${codes(ISSUE_SORT_KEYS)} (most / newest first)`, run: (a, k) => a.sort(k) },
   {
     command: 'resolveIssue',
     keys: ['c'],
     views: ['issues'],
-    help: 'Issues: resolve now / mute / open again (as AAP_TRIAGE_OPERATOR; in a release: aap-triage issues resolve --in)',
+    help: `Issues: resolve now, mute, reopen the issue (c m o); sort by ${codes(ISSUE_SORT_KEYS)}`,
     run: (a) => a.setIssueState('resolve'),
   },
   { command: 'muteIssue', keys: ['m'], views: ['issues'], run: (a) => a.setIssueState('mute') },
   { command: 'reopenIssue', keys: ['o'], views: ['issues'], run: (a) => a.setIssueState('reopen') },
+  { command: 'sort', keys: Object.keys(ISSUE_SORT_KEYS), views: ['issues'], hint: { issues: [2, 'sort'] }, run: (a, k) => a.sort(k) },
 ];
 
 /** Whether the key event is the key named `name` (a name as written in {@link KeyRow.keys}). */
