@@ -13,7 +13,7 @@ import { useSyncReducer } from './hooks/use-sync-state.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { helpLines, hintsFor } from './keys.js';
 import { currentView, initialNav, navigate } from './navigation.js';
-import { type DataContext, type RenderContext, useViewData, VIEWS } from './registry.js';
+import { type DataContext, type RenderContext, type StartView, useViewData, VIEWS } from './registry.js';
 import type { TuiSource } from './source.js';
 import type { GapSummary, WindowSpec } from './types.js';
 
@@ -30,7 +30,7 @@ export interface AppProps {
   /** Initial filter. @default '' */
   readonly query?: string;
   /** View shown first. @default 'issues' */
-  readonly view?: 'issues' | 'errors' | 'storms';
+  readonly view?: StartView;
   /** Live refresh period in milliseconds; 0 turns it off. @default 2000 */
   readonly refreshMs?: number;
   /** Folder `w` writes drafts to. @default process.cwd() */

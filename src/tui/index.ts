@@ -2,6 +2,7 @@
  * The terminal UI of aap-triage (issue 6): `runTui` for the CLI and the demo; the view models
  * and the data-source interface for anyone embedding the views.
  */
+import type { StartView } from './registry.js';
 import type { QueryPseudonymizer } from '../triage/compile.js';
 import { dbPathProblem } from '../triage/db-path.js';
 import { AuditStoreError, isPostgresUrl, openStoreReader, storeLabel } from '../triage/store.js';
@@ -39,7 +40,7 @@ export interface RunTuiOptions {
   /** Initial filter in the query language of `aap-triage search`. @default '' */
   readonly query?: string;
   /** View shown first. @default 'issues' */
-  readonly view?: 'issues' | 'errors' | 'storms';
+  readonly view?: StartView;
   /** Live refresh period, milliseconds. @default 2000 */
   readonly refreshMs?: number;
   /** Folder `w` writes drafts to. @default process.cwd() */

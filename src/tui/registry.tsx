@@ -128,6 +128,9 @@ export interface ViewData {
 /** Names of the views. */
 export type ViewName = keyof ViewData;
 
+/** The views the terminal UI may start in (`aap-triage tui`, `search --tui`, `storms --tui`). */
+export type StartView = Extract<ViewName, 'issues' | 'errors' | 'storms'>;
+
 /** The Errors view's order before any sort key: newest first. */
 export const DEFAULT_SORT: ErrorSort = { by: 'time', descending: true };
 const EMPTY_PAGE: ErrorPage = { rows: [], total: 0, offset: 0 };

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { StartView } from '../../tui/registry.js';
 import { CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 
 /**
@@ -7,7 +8,7 @@ import { CliError, EXIT, type CommandContext, type CommandModule } from '../cont
  * missing or unreadable database or key. The UI is loaded lazily, so other commands never pay
  * for ink and React.
  */
-export async function runTuiFromCli(cmd: Command, ctx: CommandContext, extra: { query?: string; view?: 'errors' | 'storms' } = {}): Promise<void> {
+export async function runTuiFromCli(cmd: Command, ctx: CommandContext, extra: { query?: string; view?: Exclude<StartView, 'issues'> } = {}): Promise<void> {
   // ink's chalk reads FORCE_COLOR when the UI is first loaded (just below): 0 turns colour off.
   if (!ctx.color(cmd)) process.env['FORCE_COLOR'] = '0';
   const { runTui, interactiveProblem, notInteractiveMessage } = await import('../../tui/index.js');
