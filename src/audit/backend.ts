@@ -10,6 +10,7 @@
  * no engine-only functions. Text columns compare bytewise on both (SQLite's BINARY, PostgreSQL's
  * `COLLATE "C"`), so orderings agree.
  */
+import type { IssueStateRow } from './issue-states.js';
 import type { ClientLabel } from './labels.js';
 import type { ForgetResult, PrunePreview, PruneResult } from './maintenance.js';
 import type { Settings } from './options.js';
@@ -75,4 +76,6 @@ export interface AuditBackend {
   setClientLabel(label: ClientLabel): Promise<void>;
   /** `clients unlabel`: true when there was a label. */
   removeClientLabel(client: string): Promise<boolean>;
+  /** `issues resolve|mute|reopen` (issue 29): store (or replace) an issue's operator state, migrating an older schema first. */
+  setIssueState(row: IssueStateRow): Promise<void>;
 }

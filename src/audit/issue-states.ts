@@ -6,7 +6,6 @@
  * from traffic. What a state means for the rows that follow is src/triage/releases.ts.
  */
 import { AuditStoreError } from './errors.js';
-import { isPostgresUrl } from './paths.js';
 import { openAuditMaintenance } from './reader.js';
 
 /** A state an operator sets. `open` is what `reopen` stores (the issue is triaged as before). */
@@ -52,39 +51,26 @@ export function operatorNameProblem(name: string): string | null {
   return null;
 }
 
-const UPSERT_SQL = `INSERT INTO issue_states (issue_key, state, resolved_mode, resolved_in, mute_until, mute_count, set_by, set_at)
+/** Stores (or replaces) one issue's state: the same statement in both stores (`?` for SQLite). */
+export const ISSUE_STATE_UPSERT_SQL = `INSERT INTO issue_states (issue_key, state, resolved_mode, resolved_in, mute_until, mute_count, set_by, set_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
   ON CONFLICT (issue_key) DO UPDATE SET state = excluded.state, resolved_mode = excluded.resolved_mode, resolved_in = excluded.resolved_in,
     mute_until = excluded.mute_until, mute_count = excluded.mute_count, set_by = excluded.set_by, set_at = excluded.set_at`;
 
-const rowValues = (r: IssueStateRow): (string | number | null)[] => [r.issue_key, r.state, r.resolved_mode, r.resolved_in, r.mute_until, r.mute_count, r.set_by, r.set_at];
+/** The statement's parameters for `row`, in `$1…$8` order. */
+export const issueStateValues = (r: IssueStateRow): (string | number | null)[] => [r.issue_key, r.state, r.resolved_mode, r.resolved_in, r.mute_until, r.mute_count, r.set_by, r.set_at];
 
 /**
- * Stores (or replaces) the state of an issue in the store at `target` (a SQLite path or a
- * `postgres://` URL), on a read-write connection of its own, migrating an older schema first as
- * `prune` does. Returns the row stored.
- * @throws {AuditStoreError} when the store cannot be opened or written; RangeError for a bad operator name.
+ * The SQLite side of `setIssueState`: stores `row` in the file at `path` on a read-write
+ * connection of its own, migrating an older schema first as `prune` does.
+ * @throws {AuditStoreError} when the file cannot be opened or written.
  */
-export async function setIssueStateInStore(target: string, row: IssueStateRow): Promise<IssueStateRow> {
-  const problem = operatorNameProblem(row.set_by);
-  if (problem) throw new RangeError(`Expected an operator name of 1–${MAX_OPERATOR_NAME} printable characters; the name ${problem}`);
-  const stored = { ...row, set_by: row.set_by.trim() };
-  if (isPostgresUrl(target)) {
-    const { withClient, requireVersion } = await import('./pg/maintenance.js');
-    const { PG_MIGRATIONS, migratePg } = await import('./pg/schema.js');
-    await withClient(target, async (client, label) => {
-      await requireVersion(client, label);
-      await migratePg(client, PG_MIGRATIONS);
-      await client.query(UPSERT_SQL, rowValues(stored));
-    });
-    return stored;
-  }
-  const db = openAuditMaintenance(target);
+export function storeIssueState(path: string, row: IssueStateRow): void {
+  const db = openAuditMaintenance(path);
   try {
-    db.prepare(UPSERT_SQL.replace(/\$\d/g, '?')).run(...rowValues(stored));
-    return stored;
+    db.prepare(ISSUE_STATE_UPSERT_SQL.replace(/\$\d/g, '?')).run(...issueStateValues(row));
   } catch (error) {
-    throw new AuditStoreError('unreadable', target, `cannot store the issue state: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new AuditStoreError('unreadable', path, `cannot store the issue state: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   } finally {
     db.close();
   }

@@ -5,6 +5,7 @@
  * in backend.ts and are re-exported here for those callers.
  */
 import type { AuditReader } from './backend.js';
+import { MAX_OPERATOR_NAME, operatorNameProblem, type IssueStateRow } from './issue-states.js';
 import { checkedClientLabel, type ClientLabel } from './labels.js';
 import type { ForgetResult, PrunePreview, PruneResult } from './maintenance.js';
 import { openBackend } from './open-backend.js';
@@ -63,6 +64,20 @@ export async function labelClientInStore(target: string, label: { client: string
   const row = checkedClientLabel(label);
   await openBackend(target).setClientLabel(row);
   return row;
+}
+
+/**
+ * `issues resolve|mute|reopen` (issue 29): stores (or replaces) the state of an issue in the
+ * store at `target` (a SQLite path or a `postgres://` URL), on a connection of its own, migrating
+ * an older schema first as `prune` does. Returns the row stored (the operator name trimmed).
+ * @throws {AuditStoreError} when the store cannot be opened or written; RangeError for a bad operator name.
+ */
+export async function setIssueStateInStore(target: string, row: IssueStateRow): Promise<IssueStateRow> {
+  const problem = operatorNameProblem(row.set_by);
+  if (problem) throw new RangeError(`Expected an operator name of 1–${MAX_OPERATOR_NAME} printable characters; the name ${problem}`);
+  const stored = { ...row, set_by: row.set_by.trim() };
+  await openBackend(target).setIssueState(stored);
+  return stored;
 }
 
 /** `clients unlabel`; true when there was a label. @throws {AuditStoreError} */

@@ -15,6 +15,7 @@ export {
   openStoreReader,
   previewPruneInStore,
   pruneStore,
+  setIssueStateInStore,
   truncatePostgresStore,
   unlabelClientInStore,
 } from '../audit/store.js';
@@ -33,5 +34,5 @@ export type { AuditHealthFile } from '../audit/health.js';
 export { DEFAULT_DB_PATH, dbTargetProblem, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from '../audit/labels.js';
 export type { ClientLabel } from '../audit/labels.js';
-export { MAX_OPERATOR_NAME, operatorNameProblem, setIssueStateInStore } from '../audit/issue-states.js';
+export { MAX_OPERATOR_NAME, operatorNameProblem } from '../audit/issue-states.js';
 export type { IssueStateName, IssueStateRow, ResolvedMode } from '../audit/issue-states.js';

@@ -34,5 +34,8 @@ export function pgBackend(url: string): AuditBackend {
     async removeClientLabel(client) {
       return (await maintenance()).removePgClientLabel(url, client);
     },
+    async setIssueState(row) {
+      await (await maintenance()).setPgIssueState(url, row);
+    },
   };
 }

@@ -8,6 +8,7 @@
 import pg from 'pg';
 import type { ForgetResult, PrunePreview, PruneResult } from '../maintenance.js';
 import { AuditStoreError } from '../errors.js';
+import { ISSUE_STATE_UPSERT_SQL, issueStateValues, type IssueStateRow } from '../issue-states.js';
 import { redactPostgresUrl } from '../paths.js';
 import type { Pseudonymizer } from '../pseudonym.js';
 import { classifyPgError, openPgReader } from './reader.js';
@@ -263,6 +264,18 @@ export async function removePgClientLabel(url: string, clientId: string): Promis
   return withClient(url, async (client, label) => {
     await requireVersion(client, label);
     return ((await client.query('DELETE FROM client_labels WHERE client = $1', [clientId])).rowCount ?? 0) > 0;
+  });
+}
+
+/**
+ * The PostgreSQL side of `setIssueState` (issue 29): stores `row`, migrating an older schema
+ * first as `prune` does. @throws {AuditStoreError} when the server cannot be reached or written.
+ */
+export async function setPgIssueState(url: string, row: IssueStateRow): Promise<void> {
+  await withClient(url, async (client, label) => {
+    await requireVersion(client, label);
+    await migratePg(client, PG_MIGRATIONS);
+    await client.query(ISSUE_STATE_UPSERT_SQL, issueStateValues(row));
   });
 }
 

@@ -1,6 +1,7 @@
 /** The SQLite {@link AuditBackend} (the embedded default): one file, wrapping the synchronous functions of the audit folder. */
 import type { AuditBackend } from '../backend.js';
 import { migrateStore } from '../inspect.js';
+import { storeIssueState } from '../issue-states.js';
 import { removeClientLabel, storeClientLabel } from '../labels.js';
 import { forgetSubject, previewPrune, pruneOlderThan } from '../maintenance.js';
 import { openReadOnly } from '../reader.js';
@@ -33,6 +34,9 @@ export function sqliteBackend(path: string): AuditBackend {
     },
     async removeClientLabel(client) {
       return removeClientLabel(path, client);
+    },
+    async setIssueState(row) {
+      storeIssueState(path, row);
     },
   };
 }
