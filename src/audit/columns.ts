@@ -10,8 +10,10 @@
  * OTLP `aap.error` record, `record` = the record only, null = the store only.
  *
  * Order is table order (migrations append). Adding a column: one row here, one migration in
- * schema.ts and one in pg/schema.ts. Rows are value arrays in this order; only this file reads
- * them by position ({@link rowTime}, {@link rowService}).
+ * schema.ts and one in pg/schema.ts, and the field on `ErrorEvent` (with its pattern in
+ * protocol/value-patterns.ts when the value can come from outside). Rows are value arrays in
+ * this order; other code reads a row only by a column's name ({@link rowTime},
+ * {@link rowService}, {@link columnIndex}), never by a literal position.
  */
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { RETRY_FLAGS } from '../protocol/error-event.js';
