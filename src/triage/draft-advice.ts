@@ -84,8 +84,18 @@ function should(b: CodeBreakdown, action: string | null, cap: number, asked: Ask
   else if (b.retryable === true) {
     const said = action ?? '';
     const backoffSaid = /back ?off/i.test(said);
+    // The code table's action may carry the schedule itself (DMC-12's RATE_LIMITED row): then only the cap is added.
+    const scheduleSaid = said.includes(BACKOFF_SCHEDULE);
     const parts: string[] = [];
-    if (!asked.backoff) parts.push(backoffSaid ? `schedule ${BACKOFF_SCHEDULE} with jitter (capped), at most ${cap} attempts` : `retry only with exponential backoff and jitter (${BACKOFF_SCHEDULE}, capped), at most ${cap} attempts`);
+    if (!asked.backoff) {
+      parts.push(
+        scheduleSaid
+          ? `at most ${cap} attempts in all`
+          : backoffSaid
+            ? `schedule ${BACKOFF_SCHEDULE} with jitter (capped), at most ${cap} attempts`
+            : `retry only with exponential backoff and jitter (${BACKOFF_SCHEDULE}, capped), at most ${cap} attempts`,
+      );
+    }
     if (!asked.hint && !/retry_after/i.test(said)) parts.push('honour retry_after_ms');
     if (!/error_id/i.test(said)) parts.push('then report the error_id and trace_id');
     const text = parts.join('; ');

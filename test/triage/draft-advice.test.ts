@@ -15,7 +15,15 @@ describe('the advice of a draft', () => {
     const summary = { codes: [b] } as unknown as ErrorSummary;
     const [five] = guidanceFor(summary, STORM_DEFAULTS.attemptCap);
     const [three] = guidanceFor(summary, 3);
-    expect(five?.should).toContain('Schedule ~1 s → 2 s → 4 s with jitter (capped), at most 5 attempts');
-    expect(three?.should).toContain('at most 3 attempts');
+    expect(five?.should).toContain(BACKOFF_SCHEDULE);
+    expect(five?.should).toMatch(/at most 5 attempts/i);
+    expect(three?.should).toMatch(/at most 3 attempts/i);
+  });
+
+  it('states the schedule once when the code table\'s action already gives it (DMC-12 RATE_LIMITED: "~1 s → 2 s → 4 s with jitter")', () => {
+    const b = { code: 'RATE_LIMITED', protocol: 'dmc12', retryable: true, count: 4, retries: 3, maxAttempt: 4, flags: NO_FLAGS, retryAfterMs: null } as unknown as CodeBreakdown;
+    const [g] = guidanceFor({ codes: [b] } as unknown as ErrorSummary, STORM_DEFAULTS.attemptCap);
+    expect(g?.should.split(BACKOFF_SCHEDULE)).toHaveLength(2);
+    expect(g?.should).toContain('At most 5 attempts in all');
   });
 });
