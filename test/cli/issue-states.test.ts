@@ -70,7 +70,11 @@ describe('aap-triage issues resolve|mute|reopen', () => {
       [['issues', 'resolve', first!.key, '--in', '1.0.0', '--in-next-release'], /--in and --in-next-release both given/],
       [['issues', 'mute', first!.key, '--count', '0'], /--count must be a positive integer/],
       [['issues', 'mute', first!.key, '--for', 'soon'], /--for 'soon' is not a duration/],
-      [['issues', 'reopen', first!.key], /no operator name/, { USER: '', LOGNAME: '', USERNAME: '' }],
+      [['issues', 'reopen', first!.key], /no operator name — pass --by <name> or set AAP_TRIAGE_OPERATOR \(or USER\)/, { USER: '', LOGNAME: '', USERNAME: '' }],
+      // A mistyped subcommand or a bare key would otherwise be searched for: "no issues", exit 0.
+      [['issues', 'reslove', first!.key], /unknown command 'issues reslove' — did you mean 'issues resolve <KEY>'/],
+      [['issues', 'unmute', first!.key], /did you mean 'issues reopen <KEY>'/],
+      [['issues', first!.key], new RegExp(`'${first!.key}' is an issue key, not a query word — list its errors with .*search issue:${first!.key}`)],
     ];
     for (const [args, pattern, env] of cases) {
       const r = await run(args, env ?? { AAP_TRIAGE_OPERATOR: 'oncall-alice' });

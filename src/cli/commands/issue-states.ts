@@ -27,7 +27,7 @@ async function apply(ctx: CommandContext, cmd: Command, value: string, action: (
   } catch (error) {
     throw new CliError(`--by / AAP_TRIAGE_OPERATOR: ${(error as Error).message}`, 'give a short printable name, e.g. --by alice', EXIT.USAGE);
   }
-  if (by === null) throw new CliError('no operator name', 'pass --by <name> or set AAP_TRIAGE_OPERATOR', EXIT.USAGE);
+  if (by === null) throw new CliError('no operator name', 'pass --by <name> or set AAP_TRIAGE_OPERATOR (or USER)', EXIT.USAGE);
   const requested = action(g);
   const db = await ctx.openDb(cmd);
   const keys = await issueKeysWithPrefix(db, key, 5);
@@ -57,6 +57,38 @@ function count(flag: string, raw: unknown): number | null {
   const text = String(raw);
   if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new CliError(`${flag} must be a positive integer, got '${text}'`, `e.g. ${flag} 100`, EXIT.USAGE);
   return Number(text);
+}
+
+/** The subcommands of `issues`; a first query word one or two letters off one of them is a typo, not a search. */
+const STATE_VERBS = ['resolve', 'mute', 'reopen'] as const;
+/** Words an operator may reach for that mean one of them. */
+const VERB_SYNONYMS: Readonly<Record<string, (typeof STATE_VERBS)[number]>> = { unmute: 'reopen', unresolve: 'reopen', open: 'reopen', close: 'resolve' };
+
+/** Edit distance of two short words (insert, delete, substitute). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Refuses, as a usage error, a first query word of `issues` that reads as a mistyped subcommand
+ * (`reslove`, `unmute`) or as an issue key (which `search issue:<KEY>` lists): both would
+ * otherwise search for the word and print "no issues" with exit 0, which looks like success.
+ * @throws {CliError} exit 2, with the command meant.
+ */
+export function checkIssuesFirstWord(word: string | undefined, ctx: CommandContext, cmd: Command): void {
+  if (word === undefined) return;
+  if (/^[0-9a-f]{16}$/i.test(word)) {
+    throw new CliError(`'${word}' is an issue key, not a query word`, `list its errors with ${ctx.commandLine(cmd, `search issue:${word.toLowerCase()}`)}`, EXIT.USAGE);
+  }
+  if (!/^[a-z]{3,12}$/.test(word)) return;
+  const meant = VERB_SYNONYMS[word] ?? STATE_VERBS.find((v) => distance(word, v) <= 2);
+  if (meant) throw new CliError(`unknown command 'issues ${word}'`, `did you mean 'issues ${meant} <KEY>'? (see ${ctx.commandLine(cmd, 'issues --help', { window: false })})`, EXIT.USAGE);
 }
 
 /** Adds `resolve`, `mute` and `reopen` under the `issues` command. */

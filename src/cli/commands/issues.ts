@@ -3,7 +3,7 @@ import { formatUtc, ISSUE_SORTS, listIssues, type IssueSort } from '../../triage
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
 import { retryableText, sparkline, table } from '../format.js';
 import { pseudonymizerFor, queryFromWords } from '../query-args.js';
-import { registerIssueStateCommands } from './issue-states.js';
+import { checkIssuesFirstWord, registerIssueStateCommands } from './issue-states.js';
 
 /** `issues [query...]`: errors grouped into issues (the TUI's Issues view). */
 export const issuesCommand: CommandModule = {
@@ -27,6 +27,7 @@ export const issuesCommand: CommandModule = {
         const g = ctx.globals(cmd);
         const sort = String(g['sort']);
         if (!(ISSUE_SORTS as readonly string[]).includes(sort)) throw new CliError(`--sort must be one of ${ISSUE_SORTS.join(', ')}, got '${sort}'`, 'e.g. --sort last_seen', EXIT.USAGE);
+        checkIssuesFirstWord(words[0], ctx, cmd);
         const query = queryFromWords(words);
         const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
         const db = (await ctx.openDb(cmd));
