@@ -11,9 +11,10 @@
  * an email, and a DMC-12 hand-off whose VALIDATION_FAILED message echoes the bad phone.
  *
  * Both run with the GenAI conventions on (issue 29), and requests put canaries in every caller
- * field those read (A2A message id, context id, reference task ids, tenant, task id; MCP session
- * id, protocol version, tool name, `params._meta`); canary-default.test.ts runs this file again
- * with them off, the default (AAP_TRIAGE_CANARY_CONVENTIONS=default).
+ * field those read (A2A message id, context id — also as the SDK echoes it in a task result —,
+ * reference task ids, tenant, task id; MCP session id, protocol version, tool name,
+ * `params._meta`; an `isError` tool result's text); canary-default.test.ts
+ * runs this file again with them off, the default (AAP_TRIAGE_CANARY_CONVENTIONS=default).
  *
  * Two `createTriage` instances (one per service) write one temp SQLite file through the real
  * `openAuditSink`, log to one captured pino stream, export spans to an in-memory exporter, and
@@ -622,6 +623,15 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
       warn.mockRestore();
     }
   }
+  // A task result (issue 29: a2a.task.state, and the task and context ids the response carries):
+  // the SDK echoes the request's contextId, a canary, in the task it answers with.
+  {
+    const body = message(rpcId(), { type: 'inventory.search.request', taskState: 6 });
+    const contextId = canaries.email('A2A contextId echoed in a task result');
+    Object.assign((body.params as { message: Obj }).message, { contextId });
+    const r = await call(helper.rpcUrl, body, helperHeaders(key));
+    expect((r.json as { result: { task: { contextId: string; status: { state: string } } } }).result.task).toMatchObject({ contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
+  }
   {
     const r = await call(helper.rpcUrl, { jsonrpc: '2.0', id: rpcId(), method: 'GetTask', params: { id: canaries.vin('A2A GetTask id (VIN)'), tenant: canaries.email('A2A GetTask tenant') } }, helperHeaders(key));
     const jsonrpcCode = (r.json as { error: { code: number } }).error.code;
@@ -800,6 +810,13 @@ async function driveDmc12(call: Call, triage: Triage, logger: ReturnType<typeof 
     };
     const r = await call(helper.url, body, { ...DMC12_HEADERS, 'mcp-session-id': canaries.email('MCP session id'), 'mcp-protocol-version': canaries.phone('MCP protocol version') });
     expect(r.status).toBe(200);
+  }
+  // A tool result with isError: true (issue 29: error.type tool_error) whose text echoes a canary.
+  {
+    const id = `dmc-${++n}`;
+    const reply = { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `no vehicle for ${canaries.email('MCP isError result text')}` }], isError: true } };
+    const r = await call(helper.url, toolsCall(id, 'search_inventory', {}), { ...DMC12_HEADERS, 'x-test-raw-response': Buffer.from(JSON.stringify(reply)).toString('base64') });
+    expect(r.json).toEqual(reply);
   }
   // A dealer's reply is caller-influenced text too (issue 16): an email in each machine field of
   // an error, sent as is by the test server's raw mode. Each with its own credential, so its row
@@ -1047,8 +1064,11 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
     expect(mcp.length).toBeGreaterThan(5);
     expect(mcp.some((s) => s.spanContext().traceId === '4bf92f3577b34da6a3ce929d0e0e4736' && s.name === 'tools/call')).toBe(true);
     expect(scrapes.get(DMC_SERVICE)).toContain('mcp_server_operation_duration');
+    // The response side: a task's state, an isError tool result.
+    expect(spans.some((s) => s.attributes['a2a.task.state'] === 'TASK_STATE_INPUT_REQUIRED' && typeof s.attributes['a2a.task.id'] === 'string')).toBe(true);
+    expect(spans.some((s) => s.attributes['error.type'] === 'tool_error' && s.status.code === 2)).toBe(true);
     // Every canary sent in these fields failed its pattern: none of the attributes is set from one.
-    for (const key of ['a2a.message.id', 'gen_ai.conversation.id', 'a2a.task.id', 'a2a.tenant', 'a2a.message.reference_task_ids', 'mcp.session.id', 'mcp.protocol.version']) {
+    for (const key of ['a2a.message.id', 'gen_ai.conversation.id', 'a2a.task.id', 'a2a.task.state', 'a2a.tenant', 'a2a.message.reference_task_ids', 'mcp.session.id', 'mcp.protocol.version']) {
       const values = spans.map((s) => s.attributes[key]).filter((v) => v !== undefined);
       expect(values.flat().filter((v) => canaries.all.some((c) => c.value === v)), key).toEqual([]);
     }
