@@ -295,16 +295,20 @@ export class ReplyFacts {
   }
 }
 
-/** Longest `traceparent` / `tracestate` read from `params._meta` (W3C: 55 and 512 characters). */
+/** Longest `traceparent` read from `params._meta` (W3C version 00: 55 characters). */
 const MAX_TRACEPARENT = 55;
-const MAX_TRACESTATE = 512;
 
 /**
  * The remote parent a `tools/call` names in `params._meta` (MCP "Context propagation", SEP-414:
- * unprefixed `traceparent` / `tracestate`), extracted with the configured propagator; null when
- * the call is not a `tools/call`, carries none, or it does not give a valid span context. Only
- * those two keys are handed to the propagator: `_meta`'s other keys (`baggage` included) are
- * caller text and never enter the context. Never throws.
+ * unprefixed `traceparent`), extracted with the configured propagator; null when the call is not
+ * a `tools/call`, carries none, or it does not give a valid span context. Only `traceparent` is
+ * handed to the propagator: its ids and flags are hex, checked by the propagator and
+ * `isSpanContextValid`. `tracestate` is not: its list-members are opaque vendor text, and the
+ * propagator would make it the span's trace state, which exporters send (OTLP `trace_state`) and
+ * the host's propagator injects into every outgoing request — caller text no pattern can check
+ * (W3C Trace Context §6.2 lets a vendor sensitive to personal data remove unknown keys'
+ * values; docs/instrumentation.md gives the decision). `baggage`
+ * and `_meta`'s other keys are caller text too and never enter the context. Never throws.
  */
 export function metaParent(call: RequestCall | null): Context | null {
   if (call?.method !== MCP_TOOLS_CALL) return null;
@@ -312,11 +316,8 @@ export function metaParent(call: RequestCall | null): Context | null {
   if (!isObject(meta)) return null;
   const traceparent = ownString(meta, 'traceparent');
   if (traceparent === null || traceparent.length > MAX_TRACEPARENT) return null;
-  const carrier: Record<string, string> = { traceparent };
-  const tracestate = ownString(meta, 'tracestate');
-  if (tracestate !== null && tracestate.length <= MAX_TRACESTATE) carrier.tracestate = tracestate;
   try {
-    const ctx = propagation.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+    const ctx = propagation.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
     const sc = trace.getSpanContext(ctx);
     return sc && isSpanContextValid(sc) ? ctx : null;
   } catch {

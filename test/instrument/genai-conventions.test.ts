@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter, propagation, trace } from '@opentelemetry/api';
 import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { Histogram } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -472,15 +472,22 @@ describe('trace context in params._meta (mcp.md "Context propagation")', () => {
   const parentId = hex(8);
   const traceparent = `00-${traceId}-${parentId}-01`;
 
-  it('uses params._meta as the parent of the tools/call span, with its tracestate', async () => {
+  it('uses params._meta\'s traceparent as the parent of the tools/call span; its tracestate and baggage are not carried', async () => {
+    const tracestate = 'rojo=00f067aa0ba902b7,congo=jane.doe@example.com';
+    // The tracestate is valid W3C: the SDK's own propagator would carry both members.
+    const carried = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent, tracestate }, defaultTextMapGetter))?.traceState;
+    expect([carried?.get('rojo'), carried?.get('congo')]).toEqual(['00f067aa0ba902b7', 'jane.doe@example.com']);
     const body = toolsCall('meta-1', 'search_inventory');
-    (body.params as Record<string, unknown>)._meta = { traceparent, tracestate: 'rojo=00f067aa0ba902b7', baggage: 'user=jane.doe@example.com' };
+    (body.params as Record<string, unknown>)._meta = { traceparent, tracestate, baggage: 'user=jane.doe@example.com' };
     await post(dmc.url, body, DMC12_HEADERS);
     const span = await on.span('meta-1');
     expect(span.spanContext().traceId).toBe(traceId);
     expect(span.parentSpanContext?.spanId).toBe(parentId);
     expect(span.parentSpanContext?.isRemote).toBe(true);
-    expect(span.spanContext().traceState?.get('rojo')).toBe('00f067aa0ba902b7');
+    expect(span.spanContext().traceFlags).toBe(1);
+    // Caller text the exporters would send (OTLP trace_state) and outgoing requests would carry.
+    expect(span.spanContext().traceState?.serialize() ?? '').toBe('');
+    expect(span.parentSpanContext?.traceState?.serialize() ?? '').toBe('');
     expect(span.links).toEqual([]);
   });
 
