@@ -6,7 +6,9 @@
  * Both pages are in Development status.
  *
  * Everything here runs only with the opt-in: the record asks for {@link conventionsOf} behind one
- * boolean, the exchange for {@link metaParent}. Every value from the caller passes a pattern or
+ * boolean, the exchange for {@link metaParent} and, per reply, {@link responseConventionFacts}
+ * (a success body is parsed only then, and only when {@link mayHoldResponseFacts} says it can
+ * hold one of those few fields). Every value from the caller passes a pattern or
  * allow-list (src/protocol/value-patterns.ts) or is left out; the agent card's name, description
  * and version are the dealer's own (the `agentCard` option).
  */
@@ -17,13 +19,15 @@ import { isObject, own, ownObject, ownString } from '../protocol/extract.js';
 import type { RequestCall } from '../protocol/parse-request.js';
 import { A2A_OPERATIONS } from '../protocol/skills.js';
 import type { A2aRpcMethod } from '../protocol/skills.js';
-import { safeMcpProtocolVersion, safeOpaqueId, safeTenant } from '../protocol/value-patterns.js';
+import type { JsonObject } from '../protocol/extract.js';
+import { safeMcpProtocolVersion, safeOpaqueId, safeTaskState, safeTenant } from '../protocol/value-patterns.js';
 import {
   ATTR_A2A_MESSAGE_ID,
   ATTR_A2A_MESSAGE_REFERENCE_TASK_IDS,
   ATTR_A2A_METHOD_NAME,
   ATTR_A2A_PROTOCOL_VERSION,
   ATTR_A2A_TASK_ID,
+  ATTR_A2A_TASK_STATE,
   ATTR_A2A_TENANT,
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_DESCRIPTION,
@@ -47,6 +51,12 @@ import type { Settings } from './options.js';
 /** The MCP method DMC-12 calls its tools with, the only one given the MCP conventions (issue 29). */
 export const MCP_TOOLS_CALL = 'tools/call';
 
+/**
+ * `error.type` of a `CallToolResult` with `isError: true` and no error code of its own (mcp.md,
+ * `error.type` note: "SHOULD be set to `tool_error`").
+ */
+export const MCP_TOOL_ERROR = 'tool_error';
+
 /** What the conventions add to one call's record: the span's name and attributes, and the MCP metric's labels. */
 export interface ConventionFacts {
   /** `{a2a.method.name}`, or `tools/call <tool>` (`tools/call` when the tool is not allow-listed). */
@@ -55,6 +65,26 @@ export interface ConventionFacts {
   attributes: Attributes;
   /** Labels of `mcp.server.operation.duration` for a `tools/call`, else null (no A2A metric is defined). */
   mcpMetric: Attributes | null;
+  /**
+   * The call failed by the conventions only (an MCP tool result with `isError: true`, `tool_error`):
+   * the span's status is ERROR though the record holds no error (no row, no error metric).
+   */
+  failed: boolean;
+}
+
+/**
+ * What the conventions read of one reply's `result` (opt-in only), every value bounded: the task
+ * id and `contextId` a response carries, the task state, and an MCP tool result's `isError`.
+ */
+export interface ResponseConventionFacts {
+  /** The task the response is scoped to (a task's `id`, a message's or update's `taskId`), when it passes `safeOpaqueId`. */
+  taskId: string | null;
+  /** The response's `contextId`, when it passes `safeOpaqueId`. */
+  contextId: string | null;
+  /** `a2a.task.state`: the task's `status.state` as its `TASK_STATE_*` name (allow-list), else null. */
+  taskState: string | null;
+  /** A `tools/call` result with `isError: true`. */
+  toolError: boolean;
 }
 
 /** What the conventions read of the exchange's HTTP request, once per exchange (bounded already). */
@@ -109,7 +139,7 @@ function agentAttributes(settings: Settings): Attributes {
 /** Most referenced task ids kept on `a2a.message.reference_task_ids`. */
 const MAX_REFERENCE_TASK_IDS = 16;
 
-function a2aFacts(method: A2aRpcMethod, call: RequestCall, settings: Settings): ConventionFacts {
+function a2aFacts(method: A2aRpcMethod, call: RequestCall, settings: Settings, res: ResponseConventionFacts | null): ConventionFacts {
   const op = A2A_OPERATIONS[method];
   const a: Attributes = { [ATTR_A2A_METHOD_NAME]: op.operation, [ATTR_A2A_PROTOCOL_VERSION]: op.version, ...agentAttributes(settings) };
   const params = call.params;
@@ -132,9 +162,13 @@ function a2aFacts(method: A2aRpcMethod, call: RequestCall, settings: Settings): 
       if (safe.length > 0) a[ATTR_A2A_MESSAGE_REFERENCE_TASK_IDS] = safe;
     }
   }
-  const task = safeOpaqueId(taskId);
+  // The request's ids first: a response names the same task and context, or the ones the server
+  // assigned when the request named none.
+  const task = safeOpaqueId(taskId) ?? res?.taskId ?? null;
   if (task !== null) a[ATTR_A2A_TASK_ID] = task;
-  return { spanName: op.operation, attributes: a, mcpMetric: null };
+  if (a[ATTR_GEN_AI_CONVERSATION_ID] === undefined && res?.contextId) a[ATTR_GEN_AI_CONVERSATION_ID] = res.contextId;
+  if (res?.taskState) a[ATTR_A2A_TASK_STATE] = res.taskState;
+  return { spanName: op.operation, attributes: a, mcpMetric: null, failed: false };
 }
 
 /** The bounded outcome fields of a record the MCP span and metric copy. */
@@ -172,38 +206,109 @@ function mcpLabels(tool: string | null, r: McpOutcome, req: RequestConventionFac
   return m;
 }
 
-function mcpFacts(r: McpOutcome, req: RequestConventionFacts | null): ConventionFacts {
+function mcpFacts(r: McpOutcome, req: RequestConventionFacts | null, res: ResponseConventionFacts | null): ConventionFacts {
   // The allow-listed tool (knownSkills); an unknown tool is left out, never `_OTHER` as a name.
   const tool = r.skill !== null && r.skill !== RPC_METHOD_OTHER ? r.skill : null;
-  const m = mcpLabels(tool, r, req);
+  // A tool result with `isError: true` and no error of its own (a DMC-12 error object or an error
+  // member, which the record reads and which win): `tool_error`.
+  const failed = r.errorType === null && res?.toolError === true;
+  const m = mcpLabels(tool, failed ? { skill: r.skill, errorType: MCP_TOOL_ERROR, statusCode: r.statusCode } : r, req);
   // The session id is a span attribute only, never a label.
   const a = req?.mcpSessionId ? { ...m, [ATTR_MCP_SESSION_ID]: req.mcpSessionId } : m;
-  return { spanName: tool !== null ? `${MCP_TOOLS_CALL} ${tool}` : MCP_TOOLS_CALL, attributes: a, mcpMetric: m };
+  return { spanName: tool !== null ? `${MCP_TOOLS_CALL} ${tool}` : MCP_TOOLS_CALL, attributes: a, mcpMetric: m, failed };
 }
 
 /**
  * The conventions of one call: A2A for an A2A method, MCP for a `tools/call`, null for any other
  * call (DMC-12's `tools/list`, `initialize`, unknown methods). `r` holds the record's bounded
- * skill and error fields. Never throws for any `call` shape.
+ * skill and error fields, `res` what {@link responseConventionFacts} read of its reply (null: no
+ * reply read). Never throws for any `call` shape.
  */
-export function conventionsOf(call: RequestCall | null, r: McpOutcome, req: RequestConventionFacts | null, settings: Settings): ConventionFacts | null {
+export function conventionsOf(call: RequestCall | null, r: McpOutcome, req: RequestConventionFacts | null, settings: Settings, res: ResponseConventionFacts | null = null): ConventionFacts | null {
   const method = call?.method;
   if (!call || typeof method !== 'string') return null;
-  if (method === MCP_TOOLS_CALL) return mcpFacts(r, req);
-  if (Object.hasOwn(A2A_OPERATIONS, method)) return a2aFacts(method as A2aRpcMethod, call, settings);
+  if (method === MCP_TOOLS_CALL) return mcpFacts(r, req, res);
+  if (Object.hasOwn(A2A_OPERATIONS, method)) return a2aFacts(method as A2aRpcMethod, call, settings, res);
   return null;
 }
 
-/** Longest `traceparent` / `tracestate` read from `params._meta` (W3C: 55 and 512 characters). */
+/**
+ * Whether a success body (or SSE frame's data) can hold a fact {@link responseConventionFacts}
+ * reads: a quick scan for the member names, so a body without them (a DMC-12 search result) is
+ * never parsed. Opt-in only.
+ */
+export function mayHoldResponseFacts(body: Buffer | string): boolean {
+  return FACT_NEEDLES.test(typeof body === 'string' ? body : body.toString('latin1'));
+}
+
+const FACT_NEEDLES = /"(?:contextId|taskId|state|isError)"/;
+
+const TOOL_ERROR_FACTS: ResponseConventionFacts = Object.freeze({ taskId: null, contextId: null, taskState: null, toolError: true });
+
+/**
+ * The facts of one reply `item` to `call` (see {@link ResponseConventionFacts}), or null when
+ * it has none or the call is neither A2A nor `tools/call`. A2A 1.0 wraps the result (`task`,
+ * `message`, `statusUpdate`, `artifactUpdate`); 0.3, and 1.0's `GetTask` / `CancelTask`, return
+ * the object itself. Only these few members are read, never a part, artifact or history entry.
+ * Never throws for any shape.
+ */
+export function responseConventionFacts(item: JsonObject, call: RequestCall | null): ResponseConventionFacts | null {
+  const method = call?.method;
+  const result = ownObject(item, 'result');
+  if (result === null || typeof method !== 'string') return null;
+  if (method === MCP_TOOLS_CALL) return own(result, 'isError') === true ? TOOL_ERROR_FACTS : null;
+  if (!Object.hasOwn(A2A_OPERATIONS, method)) return null;
+  const o = ownObject(result, 'task') ?? ownObject(result, 'message') ?? ownObject(result, 'statusUpdate') ?? ownObject(result, 'artifactUpdate') ?? result;
+  const status = ownObject(o, 'status');
+  // A task names itself `id`; a message, an update or a push configuration names its task `taskId`.
+  const taskId = safeOpaqueId(own(o, 'taskId')) ?? (status !== null ? safeOpaqueId(own(o, 'id')) : null);
+  const contextId = safeOpaqueId(own(o, 'contextId'));
+  const taskState = safeTaskState(own(status, 'state'));
+  return taskId === null && contextId === null && taskState === null ? null : { taskId, contextId, taskState, toolError: false };
+}
+
+/**
+ * What the conventions read of each reply of one exchange ({@link responseConventionFacts}), by reply id.
+ * A stream answers one call with many frames: its ids are the first ones seen, its task state the
+ * last (the state the stream ended in).
+ */
+export class ReplyFacts {
+  private readonly byId = new Map<string | number | null, ResponseConventionFacts>();
+
+  /** @param callOf the request call a reply with that id answers, or null */
+  constructor(private readonly callOf: (id: string | number | null) => RequestCall | null) {}
+
+  /** Reads the facts of one reply object (never throws for any shape). */
+  read(item: JsonObject, id: string | number | null): void {
+    const f = responseConventionFacts(item, this.callOf(id));
+    if (f === null) return;
+    const prev = this.byId.get(id);
+    this.byId.set(
+      id,
+      prev ? { taskId: prev.taskId ?? f.taskId, contextId: prev.contextId ?? f.contextId, taskState: f.taskState ?? prev.taskState, toolError: prev.toolError || f.toolError } : f,
+    );
+  }
+
+  /** The facts of the reply to `call`, or null. */
+  of(call: RequestCall | null): ResponseConventionFacts | null {
+    return call ? (this.byId.get(call.id) ?? null) : null;
+  }
+}
+
+/** Longest `traceparent` read from `params._meta` (W3C version 00: 55 characters). */
 const MAX_TRACEPARENT = 55;
-const MAX_TRACESTATE = 512;
 
 /**
  * The remote parent a `tools/call` names in `params._meta` (MCP "Context propagation", SEP-414:
- * unprefixed `traceparent` / `tracestate`), extracted with the configured propagator; null when
- * the call is not a `tools/call`, carries none, or it does not give a valid span context. Only
- * those two keys are handed to the propagator: `_meta`'s other keys (`baggage` included) are
- * caller text and never enter the context. Never throws.
+ * unprefixed `traceparent`), extracted with the configured propagator; null when the call is not
+ * a `tools/call`, carries none, or it does not give a valid span context. Only `traceparent` is
+ * handed to the propagator: its ids and flags are hex, checked by the propagator and
+ * `isSpanContextValid`. `tracestate` is not: its list-members are opaque vendor text, and the
+ * propagator would make it the span's trace state, which exporters send (OTLP `trace_state`) and
+ * the host's propagator injects into every outgoing request — caller text no pattern can check
+ * (W3C Trace Context §6.2 lets a vendor sensitive to personal data remove unknown keys'
+ * values; docs/instrumentation.md gives the decision). `baggage`
+ * and `_meta`'s other keys are caller text too and never enter the context. Never throws.
  */
 export function metaParent(call: RequestCall | null): Context | null {
   if (call?.method !== MCP_TOOLS_CALL) return null;
@@ -211,11 +316,8 @@ export function metaParent(call: RequestCall | null): Context | null {
   if (!isObject(meta)) return null;
   const traceparent = ownString(meta, 'traceparent');
   if (traceparent === null || traceparent.length > MAX_TRACEPARENT) return null;
-  const carrier: Record<string, string> = { traceparent };
-  const tracestate = ownString(meta, 'tracestate');
-  if (tracestate !== null && tracestate.length <= MAX_TRACESTATE) carrier.tracestate = tracestate;
   try {
-    const ctx = propagation.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+    const ctx = propagation.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
     const sc = trace.getSpanContext(ctx);
     return sc && isSpanContextValid(sc) ? ctx : null;
   } catch {

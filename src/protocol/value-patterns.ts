@@ -190,6 +190,35 @@ export function safeTenant(tenant: unknown): string | null {
   return typeof tenant === 'string' && SAFE_TENANT.test(tenant) && !DIGIT_RUN.test(tenant) ? tenant : null;
 }
 
+/**
+ * `a2a.task.state` values by the wire spelling a response carries them in (issue 29): the A2A 1.0
+ * `TaskState` name itself (a2a.md's well-known values), or A2A 0.3's kebab-case name, whose
+ * `unknown` is 1.0's `TASK_STATE_UNSPECIFIED` (as @a2a-js/sdk's 0.3 compat layer maps it).
+ */
+export const A2A_TASK_STATES: ReadonlyMap<string, string> = new Map(
+  (
+    [
+      ['SUBMITTED', 'submitted'],
+      ['WORKING', 'working'],
+      ['INPUT_REQUIRED', 'input-required'],
+      ['AUTH_REQUIRED', 'auth-required'],
+      ['COMPLETED', 'completed'],
+      ['CANCELED', 'canceled'],
+      ['FAILED', 'failed'],
+      ['REJECTED', 'rejected'],
+      ['UNSPECIFIED', 'unknown'],
+    ] as const
+  ).flatMap(([name, v03]): [string, string][] => [
+    [`TASK_STATE_${name}`, `TASK_STATE_${name}`],
+    [v03, `TASK_STATE_${name}`],
+  ]),
+);
+
+/** The `TASK_STATE_*` name of a wire task state in {@link A2A_TASK_STATES}, else null (omitted). */
+export function safeTaskState(state: unknown): string | null {
+  return typeof state === 'string' ? (A2A_TASK_STATES.get(state) ?? null) : null;
+}
+
 /** The MCP protocol version when {@link KNOWN_MCP_PROTOCOL_VERSIONS} has it, else null (omitted). */
 export function safeMcpProtocolVersion(v: unknown): string | null {
   return typeof v === 'string' && KNOWN_MCP_PROTOCOL_VERSIONS.has(v) ? v : null;

@@ -9,6 +9,9 @@
  * - `failInHandler: '<AAP code>'` → the request handler throws it before the executor runs
  *   (the SDK sends -32603 with the error's message);
  * - `crash: true` → the executor throws a plain Error (a hidden task failure);
+ * - `reject: true` → a task in state REJECTED (a success envelope holding a failure);
+ * - `taskState: <A2A 1.0 TaskState number>` → a task in that state (`SendMessage` answers with
+ *   the task; `SendStreamingMessage` streams it SUBMITTED, then a status update in that state);
  * - `details` → passed as the AapError's details.
  */
 import express from 'express';
@@ -49,6 +52,8 @@ export interface AapServer {
 const ROLE_AGENT = 2;
 /** A2A 1.0 `TaskState.TASK_STATE_REJECTED` (the SDK's enum value; `rejected` in 0.3). */
 const TASK_STATE_REJECTED = 7;
+/** A2A 1.0 `TaskState.TASK_STATE_SUBMITTED`. */
+const TASK_STATE_SUBMITTED = 1;
 
 function skillData(parts: readonly { content?: { $case: string; value: unknown } | undefined }[] | undefined): Record<string, unknown> {
   const c = parts?.[0]?.content;
@@ -69,6 +74,13 @@ class DealerExecutor implements AgentExecutor {
       // The agent declines the task (A2A TaskState REJECTED = 7): a success envelope holding a failure.
       const status = { state: TASK_STATE_REJECTED, message: undefined, timestamp: new Date().toISOString() };
       bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status, artifacts: [], history: [], metadata: undefined }));
+      bus.finished();
+      return;
+    }
+    if (typeof data.taskState === 'number') {
+      const at = new Date().toISOString();
+      bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status: { state: TASK_STATE_SUBMITTED, message: undefined, timestamp: at }, artifacts: [], history: [], metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId: ctx.taskId, contextId: ctx.contextId, status: { state: data.taskState, message: undefined, timestamp: at }, metadata: undefined }));
       bus.finished();
       return;
     }

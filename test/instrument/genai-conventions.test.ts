@@ -9,12 +9,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter, propagation, trace } from '@opentelemetry/api';
 import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { Histogram } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkOptions } from '../../src/instrument/options.js';
+import { responseConventionFacts } from '../../src/instrument/genai-conventions.js';
+import { classifyCall } from '../../src/protocol/parse-request.js';
 import { post, sendMessageBody, startAapServer } from '../helpers/aap-server.js';
 import type { AapServer } from '../helpers/aap-server.js';
 import { DMC12_HEADERS, dmc12Listener, startDmc12Server, toolsCall } from '../helpers/dmc12-server.js';
@@ -50,6 +52,15 @@ const A2A_METHOD_NAMES = new Set([
   'CancelTask', 'CreateTaskPushNotificationConfig', 'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard', 'GetTask',
   'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'ListTasks', 'SendMessage', 'SendStreamingMessage', 'SubscribeToTask',
 ]);
+
+/** `a2a.task.state` well-known values (the page's enum). */
+const A2A_TASK_STATES = new Set([
+  'TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_CANCELED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_REJECTED', 'TASK_STATE_SUBMITTED', 'TASK_STATE_UNSPECIFIED', 'TASK_STATE_WORKING',
+]);
+/** @a2a-js/sdk's A2A 1.0 `TaskState` numbers the test executor publishes (the SDK's enum). */
+const STATE_INPUT_REQUIRED = 6;
+const STATE_COMPLETED = 3;
 
 /** `docs/gen-ai/mcp.md`, "Server" span. */
 const MCP_SERVER_ATTRIBUTES: Readonly<Record<string, Level>> = {
@@ -91,6 +102,8 @@ function expectOnlyTableAttributes(span: ReadableSpan, table: Readonly<Record<st
 }
 
 const hex = (n: number): string => randomBytes(n).toString('hex');
+/** The DMC-12 test server's raw mode: it sends exactly this reply. */
+const raw = (reply: unknown): string => Buffer.from(JSON.stringify(reply)).toString('base64');
 
 describe('the opt-in', () => {
   it('reads OTEL_SEMCONV_STABILITY_OPT_IN as a comma-separated list, the option first', () => {
@@ -219,6 +232,62 @@ describe('A2A server span (docs/gen-ai/a2a.md)', () => {
     expectOnlyTableAttributes(span, A2A_SERVER_ATTRIBUTES);
   });
 
+  it('a task result: a2a.task.state, a2a.task.id and gen_ai.conversation.id from the response (the request named none)', async () => {
+    const res = await post(aap.rpcUrl, sendMessageBody('a2a-task', 'inventory.search', { taskState: STATE_INPUT_REQUIRED }));
+    const task = (res.json as { result: { task: { id: string; contextId: string; status: { state: string } } } }).result.task;
+    // The wire spelling is the A2A 1.0 name, the page's value as is.
+    expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const span = await on.span('a2a-task');
+    expect(span.name).toBe('SendMessage');
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span.attributes).toMatchObject({ 'a2a.task.state': 'TASK_STATE_INPUT_REQUIRED', 'a2a.task.id': task.id, 'gen_ai.conversation.id': task.contextId });
+    expect(A2A_TASK_STATES.has(span.attributes['a2a.task.state'] as string)).toBe(true);
+    expect(span.attributes['error.type']).toBeUndefined();
+    expectOnlyTableAttributes(span, A2A_SERVER_ATTRIBUTES);
+
+    // GetTask of that task: its id from the request, its state from the response.
+    await post(aap.rpcUrl, { jsonrpc: '2.0', id: 'a2a-get-known', method: 'GetTask', params: { id: task.id } });
+    const get = await on.span('a2a-get-known');
+    expect(get.status.code).toBe(SpanStatusCode.UNSET);
+    expect(get.attributes).toMatchObject({ 'a2a.method.name': 'GetTask', 'a2a.task.id': task.id, 'a2a.task.state': 'TASK_STATE_INPUT_REQUIRED', 'gen_ai.conversation.id': task.contextId });
+  });
+
+  it('a message result: gen_ai.conversation.id from the response, no task id or state', async () => {
+    const res = await post(aap.rpcUrl, sendMessageBody('a2a-msg', 'inventory.search'));
+    const message = (res.json as { result: { message: { contextId: string } } }).result.message;
+    expect(message.contextId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const span = await on.span('a2a-msg');
+    expect(span.attributes['gen_ai.conversation.id']).toBe(message.contextId);
+    expect(span.attributes['a2a.task.id']).toBeUndefined();
+    expect(span.attributes['a2a.task.state']).toBeUndefined();
+  });
+
+  it('a rejected task: a2a.task.state TASK_STATE_REJECTED next to the error the record reads', async () => {
+    const res = await post(aap.rpcUrl, sendMessageBody('a2a-reject', 'inventory.search', { reject: true }));
+    const task = (res.json as { result: { task: { id: string; contextId: string; status: { state: string } } } }).result.task;
+    expect(task.status.state).toBe('TASK_STATE_REJECTED');
+    const span = await on.span('a2a-reject');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.attributes).toMatchObject({ 'a2a.task.state': 'TASK_STATE_REJECTED', 'a2a.task.id': task.id, 'gen_ai.conversation.id': task.contextId, 'error.type': 'TASK_REJECTED' });
+    expectOnlyTableAttributes(span, A2A_SERVER_ATTRIBUTES);
+  });
+
+  it('SendStreamingMessage: the state the stream ended in, the ids of its first frame', async () => {
+    const res = await post(aap.rpcUrl, sendMessageBody('a2a-stream', 'inventory.search', { taskState: STATE_COMPLETED }, 'SendStreamingMessage'));
+    const frames = res.text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => (JSON.parse(l.slice('data: '.length)) as { result: Record<string, { id?: string; taskId?: string; contextId: string; status: { state: string } }> }).result);
+    expect(frames.map((f) => Object.keys(f)[0])).toEqual(['task', 'statusUpdate']);
+    const first = frames[0]?.task;
+    const last = frames[1]?.statusUpdate;
+    expect([first?.status.state, last?.status.state]).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_COMPLETED']);
+    const span = await on.span('a2a-stream');
+    expect(span.name).toBe('SendStreamingMessage');
+    expect(span.attributes).toMatchObject({ 'a2a.task.state': 'TASK_STATE_COMPLETED', 'a2a.task.id': first?.id, 'gen_ai.conversation.id': first?.contextId });
+    expectOnlyTableAttributes(span, A2A_SERVER_ATTRIBUTES);
+  });
+
   it('leaves out a message id, context id, task id or tenant that fails its pattern', async () => {
     const body = sendMessageBody('a2a-pii', 'inventory.search');
     Object.assign((body.params as { message: Record<string, unknown> }).message, {
@@ -235,6 +304,39 @@ describe('A2A server span (docs/gen-ai/a2a.md)', () => {
       expect(span.attributes[key], key).toBeUndefined();
     }
     expect(span.attributes['a2a.method.name']).toBe('SendMessage');
+  });
+});
+
+describe('what is read of a reply (responseConventionFacts)', () => {
+  const call = (method: string) => classifyCall({ jsonrpc: '2.0', id: 1, method, params: {} });
+  const uuid = randomUUID();
+
+  it('maps every A2A 0.3 task state to its TASK_STATE_* name (unknown is UNSPECIFIED, as @a2a-js/sdk maps it) and keeps 1.0 names', () => {
+    const v03: Record<string, string> = {
+      submitted: 'TASK_STATE_SUBMITTED', working: 'TASK_STATE_WORKING', 'input-required': 'TASK_STATE_INPUT_REQUIRED', 'auth-required': 'TASK_STATE_AUTH_REQUIRED',
+      completed: 'TASK_STATE_COMPLETED', canceled: 'TASK_STATE_CANCELED', failed: 'TASK_STATE_FAILED', rejected: 'TASK_STATE_REJECTED', unknown: 'TASK_STATE_UNSPECIFIED',
+    };
+    for (const [wire, name] of Object.entries(v03)) {
+      // A2A 0.3 returns the task itself (`kind: "task"`).
+      const facts = responseConventionFacts({ jsonrpc: '2.0', id: 1, result: { kind: 'task', id: uuid, contextId: uuid, status: { state: wire } } }, call('message/send'));
+      expect(facts, wire).toEqual({ taskId: uuid, contextId: uuid, taskState: name, toolError: false });
+    }
+    for (const name of A2A_TASK_STATES) {
+      expect(responseConventionFacts({ jsonrpc: '2.0', id: 1, result: { task: { id: uuid, contextId: uuid, status: { state: name } } } }, call('SendMessage'))?.taskState).toBe(name);
+    }
+  });
+
+  it('leaves out a state outside the allow-list and ids that fail their pattern; reads nothing of other methods', () => {
+    const hostile = { jsonrpc: '2.0', id: 1, result: { task: { id: 'Jane Doe', contextId: 'jane.doe@example.com', status: { state: 'jane.doe@example.com' } } } };
+    expect(responseConventionFacts(hostile, call('SendMessage'))).toBeNull();
+    expect(responseConventionFacts({ jsonrpc: '2.0', id: 1, result: { statusUpdate: { taskId: '+15555550123', contextId: uuid, status: { state: 'TASK_STATE_Working' } } } }, call('SendStreamingMessage'))).toEqual({
+      taskId: null, contextId: uuid, taskState: null, toolError: false,
+    });
+    const task = { jsonrpc: '2.0', id: 1, result: { id: uuid, contextId: uuid, status: { state: 'working' }, isError: true } };
+    expect(responseConventionFacts(task, call('tools/list'))).toBeNull();
+    expect(responseConventionFacts(task, null)).toBeNull();
+    expect(responseConventionFacts({ jsonrpc: '2.0', id: 1, result: { isError: 'true' } }, call('tools/call'))).toBeNull();
+    expect(responseConventionFacts({ jsonrpc: '2.0', id: 1, result: { content: [], isError: true } }, call('tools/call'))?.toolError).toBe(true);
   });
 });
 
@@ -303,6 +405,44 @@ describe('MCP server span and metric (docs/gen-ai/mcp.md)', () => {
     expect(conventionKeys(list)).toEqual([]);
   });
 
+  it('a CallToolResult with isError: true and no error object: error.type tool_error, status ERROR, no audit row', async () => {
+    const reply = { jsonrpc: '2.0', id: 'mcp-tool-error', result: { content: [{ type: 'text', text: 'the tool failed' }], isError: true } };
+    const rows = on.sink.events.length;
+    const res = await post(dmc.url, toolsCall('mcp-tool-error', 'search_inventory'), { ...mcpHeaders, 'x-test-raw-response': raw(reply) });
+    expect(res.json).toEqual(reply);
+    const span = await on.span('mcp-tool-error');
+    expect(span.name).toBe('tools/call search_inventory');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.status.message ?? '').toBe('');
+    // mcp.md, error.type note: "When CallToolResult is returned with isError set to true, this attribute SHOULD be set to tool_error".
+    expect(span.attributes['error.type']).toBe('tool_error');
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    // Not an error of either protocol's error model: no default-mode error attributes, no row.
+    expect(span.attributes['aap.error.code']).toBeUndefined();
+    expect(span.attributes['rpc.status_code']).toBeUndefined();
+    expect(on.sink.events.length).toBe(rows);
+    expectOnlyTableAttributes(span, MCP_SERVER_ATTRIBUTES);
+  });
+
+  it('isError: true with a DMC-12 error object: error.type the DMC-12 code', async () => {
+    const reply = { jsonrpc: '2.0', id: 'mcp-tool-error-dmc', result: { isError: true, data: { error: 'reservation_conflict', message: 'held', error_code: 'RESERVATION_CONFLICT', retryable: false, error_id: `err_${hex(16)}` } } };
+    await post(dmc.url, toolsCall('mcp-tool-error-dmc', 'create_reservation'), { ...mcpHeaders, 'x-test-raw-response': raw(reply) });
+    const span = await on.span('mcp-tool-error-dmc');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.attributes['error.type']).toBe('RESERVATION_CONFLICT');
+    expect(span.attributes['aap.error.code']).toBe('RESERVATION_CONFLICT');
+  });
+
+  it('without the opt-in an isError result stays a success, as before', async () => {
+    const reply = { jsonrpc: '2.0', id: 'mcp-tool-error-off', result: { content: [], isError: true } };
+    await post(dmcOff.url, toolsCall('mcp-tool-error-off', 'search_inventory'), { ...mcpHeaders, 'x-test-raw-response': raw(reply) });
+    const span = await off.span('mcp-tool-error-off');
+    expect(span.name).toBe('tools/call');
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span.attributes['error.type']).toBeUndefined();
+    expect(conventionKeys(span)).toEqual([]);
+  });
+
   it('records mcp.server.operation.duration in seconds with the page\'s buckets and attributes, never the session', async () => {
     const m = (await on.otel.metrics()).get('mcp.server.operation.duration');
     expect(m).toBeDefined();
@@ -316,8 +456,12 @@ describe('MCP server span and metric (docs/gen-ai/mcp.md)', () => {
     }
     const ok = points.find((p) => p.attributes['gen_ai.tool.name'] === 'search_inventory' && p.attributes['error.type'] === undefined);
     expect(ok?.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'mcp.protocol.version': '2025-06-18', 'network.transport': 'tcp' });
-    const conflict = points.find((p) => p.attributes['error.type'] === 'RESERVATION_CONFLICT');
-    expect((conflict?.value as Histogram | undefined)?.count).toBe(1);
+    const conflict = points.find((p) => p.attributes['error.type'] === 'RESERVATION_CONFLICT' && p.attributes['gen_ai.tool.name'] === 'create_reservation');
+    expect((conflict?.value as Histogram | undefined)?.count).toBe(2);
+    const toolError = points.find((p) => p.attributes['error.type'] === 'tool_error');
+    expect(toolError?.attributes).toMatchObject({ 'gen_ai.tool.name': 'search_inventory', 'mcp.method.name': 'tools/call' });
+    expect(toolError?.attributes['rpc.response.status_code']).toBeUndefined();
+    expect((toolError?.value as Histogram | undefined)?.count).toBe(1);
     // Only tools/call is recorded: tools/list (above) is not.
     expect(points.every((p) => p.attributes['mcp.method.name'] === 'tools/call')).toBe(true);
   });
@@ -328,15 +472,22 @@ describe('trace context in params._meta (mcp.md "Context propagation")', () => {
   const parentId = hex(8);
   const traceparent = `00-${traceId}-${parentId}-01`;
 
-  it('uses params._meta as the parent of the tools/call span, with its tracestate', async () => {
+  it('uses params._meta\'s traceparent as the parent of the tools/call span; its tracestate and baggage are not carried', async () => {
+    const tracestate = 'rojo=00f067aa0ba902b7,congo=jane.doe@example.com';
+    // The tracestate is valid W3C: the SDK's own propagator would carry both members.
+    const carried = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent, tracestate }, defaultTextMapGetter))?.traceState;
+    expect([carried?.get('rojo'), carried?.get('congo')]).toEqual(['00f067aa0ba902b7', 'jane.doe@example.com']);
     const body = toolsCall('meta-1', 'search_inventory');
-    (body.params as Record<string, unknown>)._meta = { traceparent, tracestate: 'rojo=00f067aa0ba902b7', baggage: 'user=jane.doe@example.com' };
+    (body.params as Record<string, unknown>)._meta = { traceparent, tracestate, baggage: 'user=jane.doe@example.com' };
     await post(dmc.url, body, DMC12_HEADERS);
     const span = await on.span('meta-1');
     expect(span.spanContext().traceId).toBe(traceId);
     expect(span.parentSpanContext?.spanId).toBe(parentId);
     expect(span.parentSpanContext?.isRemote).toBe(true);
-    expect(span.spanContext().traceState?.get('rojo')).toBe('00f067aa0ba902b7');
+    expect(span.spanContext().traceFlags).toBe(1);
+    // Caller text the exporters would send (OTLP trace_state) and outgoing requests would carry.
+    expect(span.spanContext().traceState?.serialize() ?? '').toBe('');
+    expect(span.parentSpanContext?.traceState?.serialize() ?? '').toBe('');
     expect(span.links).toEqual([]);
   });
 

@@ -11,9 +11,10 @@
  * an email, and a DMC-12 hand-off whose VALIDATION_FAILED message echoes the bad phone.
  *
  * Both run with the GenAI conventions on (issue 29), and requests put canaries in every caller
- * field those read (A2A message id, context id, reference task ids, tenant, task id; MCP session
- * id, protocol version, tool name, `params._meta`); canary-default.test.ts runs this file again
- * with them off, the default (AAP_TRIAGE_CANARY_CONVENTIONS=default).
+ * field those read (A2A message id, context id — also as the SDK echoes it in a task result —,
+ * reference task ids, tenant, task id; MCP session id, protocol version, tool name,
+ * `params._meta` with its `tracestate`; an `isError` tool result's text); canary-default.test.ts
+ * runs this file again with them off, the default (AAP_TRIAGE_CANARY_CONVENTIONS=default).
  *
  * Two `createTriage` instances (one per service) write one temp SQLite file through the real
  * `openAuditSink`, log to one captured pino stream, export spans to an in-memory exporter, and
@@ -24,7 +25,7 @@
  * Then it reads every byte that left the host: the database, its -wal and -shm (copied after a
  * flush while the writers are still open, and again after `shutdown()`), every other file in
  * the temp folder (the health file), the log text, every span (name, attributes, events, status,
- * links, resource), every OpenTelemetry log record (the `aap.error` record per error, issue 19:
+ * links, trace state, resource), every OpenTelemetry log record (the `aap.error` record per error, issue 19:
  * body, attributes, scope, ids) and both scrapes, and asserts that no canary appears in any encoding (raw,
  * lower-cased, digits, plain SHA-256 hex/base64/base64url). The positive side: a row per error
  * path, with the caller's `client` pseudonym, the `subject` pseudonym when the request carried an
@@ -39,6 +40,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROOT_CONTEXT, defaultTextMapGetter, propagation, trace } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -70,6 +72,9 @@ import type { Dmc12Server } from '../helpers/dmc12-server.js';
 import { captureLog } from '../helpers/log-capture.js';
 import { CanaryFactory, formsOf, leaksIn } from './canaries.js';
 import type { CanaryForm } from './canaries.js';
+
+/** The `tracestate` a `tools/call` sends in `params._meta` (set in driveDmc12). */
+let TRACESTATE_WITH_CANARY = '';
 
 /** The GenAI conventions (issue 29): on here, off (the default) when run by canary-default.test.ts. */
 const GENAI_CONVENTIONS = process.env['AAP_TRIAGE_CANARY_CONVENTIONS'] !== 'default';
@@ -622,6 +627,15 @@ async function driveAap(call: Call, triage: Triage): Promise<void> {
       warn.mockRestore();
     }
   }
+  // A task result (issue 29: a2a.task.state, and the task and context ids the response carries):
+  // the SDK echoes the request's contextId, a canary, in the task it answers with.
+  {
+    const body = message(rpcId(), { type: 'inventory.search.request', taskState: 6 });
+    const contextId = canaries.email('A2A contextId echoed in a task result');
+    Object.assign((body.params as { message: Obj }).message, { contextId });
+    const r = await call(helper.rpcUrl, body, helperHeaders(key));
+    expect((r.json as { result: { task: { contextId: string; status: { state: string } } } }).result.task).toMatchObject({ contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
+  }
   {
     const r = await call(helper.rpcUrl, { jsonrpc: '2.0', id: rpcId(), method: 'GetTask', params: { id: canaries.vin('A2A GetTask id (VIN)'), tenant: canaries.email('A2A GetTask tenant') } }, helperHeaders(key));
     const jsonrpcCode = (r.json as { error: { code: number } }).error.code;
@@ -789,17 +803,31 @@ async function driveDmc12(call: Call, triage: Triage, logger: ReturnType<typeof 
   // The DMC-12 test server: a batch of result errors and a success, with a notification.
   const helper: Dmc12Server = await startDmc12Server(triage);
   servers.push(() => helper.close());
+  // A valid W3C tracestate whose second member's value is a canary: the SDK's propagator would
+  // carry it as the span's trace state (exported as OTLP trace_state) were it handed over.
+  TRACESTATE_WITH_CANARY = `rojo=00f067aa0ba902b7,congo=${canaries.email('MCP _meta tracestate')}`;
+  expect(trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: TRACESTATE_WITH_CANARY }, defaultTextMapGetter))?.traceState?.serialize()).toBe(
+    TRACESTATE_WITH_CANARY,
+  );
   // The GenAI conventions' caller fields (issue 29, opt-in on): session id, protocol version, tool
   // name and `params._meta` (its trace context is honoured; any other key, baggage included, is not).
   {
     const body = toolsCall(`dmc-${++n}`, canaries.name('MCP tool name'), { note: canaries.text('MCP tool note', 'hi') });
     (body.params as Obj)._meta = {
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      tracestate: TRACESTATE_WITH_CANARY,
       baggage: `user=${encodeURIComponent(canaries.email('MCP _meta baggage'))}`,
       'example.com/customer': canaries.phone('MCP _meta key'),
     };
     const r = await call(helper.url, body, { ...DMC12_HEADERS, 'mcp-session-id': canaries.email('MCP session id'), 'mcp-protocol-version': canaries.phone('MCP protocol version') });
     expect(r.status).toBe(200);
+  }
+  // A tool result with isError: true (issue 29: error.type tool_error) whose text echoes a canary.
+  {
+    const id = `dmc-${++n}`;
+    const reply = { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `no vehicle for ${canaries.email('MCP isError result text')}` }], isError: true } };
+    const r = await call(helper.url, toolsCall(id, 'search_inventory', {}), { ...DMC12_HEADERS, 'x-test-raw-response': Buffer.from(JSON.stringify(reply)).toString('base64') });
+    expect(r.json).toEqual(reply);
   }
   // A dealer's reply is caller-influenced text too (issue 16): an email in each machine field of
   // an error, sent as is by the test server's raw mode. Each with its own credential, so its row
@@ -942,7 +970,7 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
     expect(kinds).toEqual(new Set(['Unhandled error in JSON-RPC POST handler:', 'Agent execution failed for stream message:', 'Agent execution failed for message:']));
   });
 
-  it('no canary in any exported span (names, attributes, events, status, links, resource)', () => {
+  it('no canary in any exported span (names, attributes, events, status, links, trace state, resource)', () => {
     expect(spans.filter((s) => s.status.code === 2).length).toBeGreaterThanOrEqual(expectations.length);
     const leaks = spans.flatMap((s) =>
       leaksIn(
@@ -953,6 +981,10 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
           events: s.events,
           status: s.status,
           links: s.links,
+          // Exported too (OTLP Span.trace_state, Link.trace_state); a TraceState is a Map inside, which JSON.stringify drops.
+          traceState: s.spanContext().traceState?.serialize() ?? null,
+          parentTraceState: s.parentSpanContext?.traceState?.serialize() ?? null,
+          linkTraceStates: s.links.map((l) => l.context.traceState?.serialize() ?? null),
           resource: s.resource.attributes,
           scope: s.instrumentationScope,
         }),
@@ -1047,8 +1079,12 @@ describe('PII canaries never leave the host (issue 4, DESIGN §5)', () => {
     expect(mcp.length).toBeGreaterThan(5);
     expect(mcp.some((s) => s.spanContext().traceId === '4bf92f3577b34da6a3ce929d0e0e4736' && s.name === 'tools/call')).toBe(true);
     expect(scrapes.get(DMC_SERVICE)).toContain('mcp_server_operation_duration');
+    // The response side: a task's state, an isError tool result; the _meta tracestate is not carried.
+    expect(spans.some((s) => s.attributes['a2a.task.state'] === 'TASK_STATE_INPUT_REQUIRED' && typeof s.attributes['a2a.task.id'] === 'string')).toBe(true);
+    expect(spans.some((s) => s.attributes['error.type'] === 'tool_error' && s.status.code === 2)).toBe(true);
+    expect(mcp.filter((s) => s.spanContext().traceId === '4bf92f3577b34da6a3ce929d0e0e4736').map((s) => s.spanContext().traceState?.serialize() ?? '')).toEqual(['']);
     // Every canary sent in these fields failed its pattern: none of the attributes is set from one.
-    for (const key of ['a2a.message.id', 'gen_ai.conversation.id', 'a2a.task.id', 'a2a.tenant', 'a2a.message.reference_task_ids', 'mcp.session.id', 'mcp.protocol.version']) {
+    for (const key of ['a2a.message.id', 'gen_ai.conversation.id', 'a2a.task.id', 'a2a.task.state', 'a2a.tenant', 'a2a.message.reference_task_ids', 'mcp.session.id', 'mcp.protocol.version']) {
       const values = spans.map((s) => s.attributes[key]).filter((v) => v !== undefined);
       expect(values.flat().filter((v) => canaries.all.some((c) => c.value === v)), key).toEqual([]);
     }

@@ -42,6 +42,8 @@ import type { ExchangeErrors } from '../taps/aap-error-hook.js';
 import { envelopeDataText } from './envelope-text.js';
 import { spliceBody } from './json-splice.js';
 import type { Answer } from './pair.js';
+import { mayHoldResponseFacts } from '../genai-conventions.js';
+import type { ReplyFacts } from '../genai-conventions.js';
 import { buildAapErrorObject, builtOutcome, checkConformance } from './protocol-bridge.js';
 import type { AapErrorLike } from './protocol-bridge.js';
 
@@ -221,12 +223,21 @@ export interface ReplyTarget {
  * and, when `ctx.mayRewrite`, completed by {@link complete}; its answer is appended to `answers`.
  * Returns the completed body as text — the host's bytes spliced where replies changed
  * (json-splice.ts), so what was not completed keeps the host's spelling — or null when nothing
- * changed, the body holds no error (a cheap scan, most bodies), or it is not JSON. Never throws
- * on odd input.
+ * changed, the body holds no error (a cheap scan, most bodies), or it is not JSON. `facts` (GenAI
+ * opt-in only, else null) reads a few members of every reply, what was sent: a success body is
+ * then parsed too when it can hold one of them, and only read. Never throws on odd input.
  */
-export function completeBody(host: Buffer | string, maxBytes: number, ctx: CompleteContext, target: (id: string | number | null) => ReplyTarget, answers: Answer[]): string | null {
+export function completeBody(
+  host: Buffer | string,
+  maxBytes: number,
+  ctx: CompleteContext,
+  target: (id: string | number | null) => ReplyTarget,
+  answers: Answer[],
+  facts: ReplyFacts | null = null,
+): string | null {
   // A body with no error member and no failed task is all successes: nothing to parse.
-  if (!mayHoldError(host)) return null;
+  const errors = mayHoldError(host);
+  if (!errors && (facts === null || !mayHoldResponseFacts(host))) return null;
   const text = decodeBody(host, maxBytes);
   if (typeof text !== 'string') return null;
   const read = readJsonBody(text, { maxBytes });
@@ -237,10 +248,17 @@ export function completeBody(host: Buffer | string, maxBytes: number, ctx: Compl
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (!isObject(item) || !(Object.hasOwn(item, 'result') || Object.hasOwn(item, 'error'))) continue;
-    const t = target(typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null);
+    const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+    if (!errors) {
+      // Successes only (opt-in): nothing to complete or classify, the facts alone.
+      facts?.read(item, id);
+      continue;
+    }
+    const t = target(id);
     ctx.traceId = t.traceId;
     ctx.conformance = t.audited;
     const r = complete(item, t.call, ctx);
+    facts?.read(r.item, id);
     if (r.changed) {
       changed = true;
       items[i] = r.item;

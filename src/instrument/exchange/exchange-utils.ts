@@ -15,6 +15,8 @@ import { HEADER_ATTEMPT, RPC_METHOD_OTHER } from '../attributes.js';
 import type { CappedErrors, TriageCore } from '../internal-types.js';
 import type { Completion } from './complete.js';
 import type { Answer } from './pair.js';
+import { mayHoldResponseFacts } from '../genai-conventions.js';
+import type { ReplyFacts } from '../genai-conventions.js';
 
 /** One call of the exchange and its span (started when first needed: calls past the cap never get one). */
 export interface CallState {
@@ -130,16 +132,20 @@ export class SseAnswers {
   private readonly answers: Answer[] = [];
   private readonly byId = new Map<string | number | null, Answer>();
 
-  constructor(maxBytes: number, classify: (item: JsonObject, id: string | number | null) => Completion) {
+  /** @param facts the GenAI conventions' reader (opt-in only, else null): success frames are parsed for it too */
+  constructor(maxBytes: number, classify: (item: JsonObject, id: string | number | null) => Completion, facts: ReplyFacts | null = null) {
     this.reader = new SseReader((e) => {
-      if (!mayHoldError(e.data)) {
+      const errors = mayHoldError(e.data);
+      if (!errors) {
         this.success(e.data);
-        return;
+        if (facts === null || !mayHoldResponseFacts(e.data)) return;
       }
       const read = readJsonBody(e.data, { maxBytes });
       if (isParseFailure(read) || !isObject(read.value)) return;
       const item = read.value;
       const id = typeof item.id === 'string' || typeof item.id === 'number' ? item.id : null;
+      facts?.read(item, id);
+      if (!errors) return;
       const r = classify(item, id);
       const prev = this.byId.get(r.outcome.id);
       if (!prev) this.add({ outcome: r.outcome, conformance: r.conformance });

@@ -29,7 +29,7 @@ import { requestOrigin } from './origin.js';
 import { pair } from './pair.js';
 import type { Answer } from './pair.js';
 import { record } from './record.js';
-import { metaParent, requestConventionFacts } from '../genai-conventions.js';
+import { ReplyFacts, metaParent, requestConventionFacts } from '../genai-conventions.js';
 
 /** The ids of no span (no valid context): shared, never mutated. */
 const NO_IDS: { readonly traceId: string | null; readonly spanId: string | null } = Object.freeze({ traceId: null, spanId: null });
@@ -53,6 +53,8 @@ export class Exchange implements ResponseTapHandlers {
   private parentIds = NO_IDS;
   /** The span the `traceresponse` header names. */
   private traceSpan: Span | undefined;
+  /** What the GenAI conventions read of the replies (opt-in only, else null). */
+  private readonly facts: ReplyFacts | null;
 
   /**
    * @param errors the exchange's AapError store (the front runs the host's handler inside it)
@@ -68,6 +70,7 @@ export class Exchange implements ResponseTapHandlers {
     this.parent = otelContext.active();
     this.parentSpan = serverSpan;
     this.body = new RequestBodyTap(req, core.settings.maxBodyBytes);
+    this.facts = core.settings.genAiConventions ? new ReplyFacts((id) => this.requestOf(this.callFor(id))) : null;
     // The exchange is the tap's handler object: no per-request closure or listener.
     tapResponse(res, core.settings.maxBodyBytes, this);
   }
@@ -166,7 +169,7 @@ export class Exchange implements ResponseTapHandlers {
       if (!host || host.length === 0) return null;
       // The host's own agent card says which AAP version (error form) its endpoints serve.
       if (this.req.method === 'GET' && isAgentCardPath(requestPath(this.req))) return learnCard(this.core, host);
-      return completeBody(host, this.core.settings.maxBodyBytes, this.completeContext(mode === 'buffer'), (id) => this.replyTarget(id), this.answers);
+      return completeBody(host, this.core.settings.maxBodyBytes, this.completeContext(mode === 'buffer'), (id) => this.replyTarget(id), this.answers, this.facts);
     } catch (err) {
       this.core.safe.fail('observer', err);
       return null;
@@ -176,7 +179,7 @@ export class Exchange implements ResponseTapHandlers {
   /** ResponseTapHandlers: one SSE chunk (classified, never rewritten). */
   onSseChunk(chunk: Buffer): void {
     try {
-      this.sse ??= new SseAnswers(this.core.settings.maxBodyBytes, (item, id) => complete(item, this.requestOf(this.callFor(id)), this.completeContext(false)));
+      this.sse ??= new SseAnswers(this.core.settings.maxBodyBytes, (item, id) => complete(item, this.requestOf(this.callFor(id)), this.completeContext(false)), this.facts);
       this.sse.push(chunk);
     } catch (err) {
       this.core.safe.fail('observer', err);
@@ -216,7 +219,7 @@ export class Exchange implements ResponseTapHandlers {
       const audited = p.index < core.settings.maxAuditedCallsPerExchange;
       const span = audited ? this.spanOf(c) : null;
       const ids = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(span ?? undefined);
-      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, ...ids }, facts, core);
+      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, ...ids, response: this.facts?.of(c.call) ?? null }, facts, core);
       records.push(r);
       if (!r.audited && r.errorType !== null) capped = countCapped(capped, r.endedAt);
     }

@@ -18,7 +18,7 @@ import { safeCode, safeErrorId, safeJsonRpcCode, safeKeyword, safeLegacyError, s
 import type { Span } from '@opentelemetry/api';
 import { RPC_METHOD_OTHER } from '../attributes.js';
 import { conventionsOf } from '../genai-conventions.js';
-import type { RequestConventionFacts } from '../genai-conventions.js';
+import type { RequestConventionFacts, ResponseConventionFacts } from '../genai-conventions.js';
 import type { CallRecord, TriageCore } from '../internal-types.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import { ERROR_ID_REUSED } from './error-id-memory.js';
@@ -43,6 +43,8 @@ export interface RecordInput {
   /** W3C ids of the call's span (null without a valid context). */
   traceId: string | null;
   spanId: string | null;
+  /** What the GenAI conventions read of the call's reply; only with the opt-in (absent or null otherwise). */
+  response?: ResponseConventionFacts | null;
 }
 
 /** What every call of one exchange shares. Times are epoch ms. */
@@ -92,7 +94,7 @@ function subjects(ctx: RecordContext, data: Record<string, unknown> | null): str
 export function record(input: RecordInput, x: ExchangeFacts, ctx: RecordContext): CallRecord {
   const r = recordCall(input, x, ctx);
   // The GenAI conventions (issue 29): one boolean without the opt-in.
-  if (ctx.settings.genAiConventions) r.conventions = conventionsOf(input.call, r, x.conventionRequest ?? null, ctx.settings);
+  if (ctx.settings.genAiConventions) r.conventions = conventionsOf(input.call, r, x.conventionRequest ?? null, ctx.settings, input.response ?? null);
   return r;
 }
 

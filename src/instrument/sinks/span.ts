@@ -137,6 +137,9 @@ export function finishCallSpan(span: Span, r: CallRecord, endTime: number, end =
     span.setStatus({ code: SpanStatusCode.ERROR });
   } else {
     span.setAttributes(a);
+    // GenAI opt-in: an MCP tool result with `isError: true` (`error.type` `tool_error` is in the
+    // conventions' attributes); mcp.md: status ERROR when `error.type` is present.
+    if (c?.failed) span.setStatus({ code: SpanStatusCode.ERROR });
   }
   if (end) span.end(endTime);
 }
