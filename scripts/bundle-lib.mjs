@@ -20,6 +20,21 @@ import { build } from 'rolldown';
 const INLINED = /^@opentelemetry\/semantic-conventions(\/|$)/;
 const isPackage = (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !INLINED.test(id);
 
+/**
+ * The fronts' runtime (src/instrument/load-runtime.ts) is an entry of its own, dist/lib/runtime.js,
+ * and its loader, a static import as tsc writes it, becomes a `require` of that file on first
+ * use: `import('aap-triage')` then loads the fronts, options and constants only, and
+ * `createTriage` or the first `enable()` loads the rest, synchronously (issue 31 "Start-up").
+ * The loader lands in some chunk of dist/lib/, beside runtime.js, hence `./runtime.js`.
+ */
+const RUNTIME_LOADER = fileURLToPath(new URL('../dist/instrument/load-runtime.js', import.meta.url));
+const LAZY_RUNTIME_LOADER = `import { createRequire } from 'node:module';
+let runtime;
+export function loadRuntime() {
+  return (runtime ??= createRequire(import.meta.url)('./runtime.js'));
+}
+`;
+
 const out = new URL('../dist/lib/', import.meta.url);
 rmSync(out, { recursive: true, force: true });
 await build({
@@ -28,11 +43,13 @@ await build({
     protocol: 'dist/protocol/index.js',
     client: 'dist/client/index.js',
     register: 'dist/instrument/register.js',
+    runtime: 'dist/instrument/runtime.js',
   },
   platform: 'node',
   // Bare specifiers are packages (and node: built-ins): resolved by Node at run time, except
   // the semantic-conventions constants, inlined (only the ones used; its index is 7 files).
   external: isPackage,
+  plugins: [{ name: 'lazy-runtime', load: (id) => (id === RUNTIME_LOADER ? LAZY_RUNTIME_LOADER : null) }],
   logLevel: 'warn',
   output: { dir: out.pathname, format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js' },
 });

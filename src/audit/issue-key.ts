@@ -20,7 +20,13 @@
  * hash is enough; it is not a pseudonym. Retryable, client, attempt and time are not part of the
  * key: they are what an issue counts, not what it is.
  */
-import { hash } from 'node:crypto';
+
+/**
+ * node:crypto, taken on the first key rather than at import: `import('aap-triage')` loads this
+ * module through the column table (its log fields) but keys nothing (issue 31 "Start-up"); the
+ * instrumentation's runtime loads node:crypto before its first request.
+ */
+let crypto: typeof import('node:crypto') | undefined;
 
 /** Hex digits of a stored issue key (64 bits: collision-free for the few thousand issues a store holds). */
 export const ISSUE_KEY_LENGTH = 16;
@@ -68,7 +74,7 @@ export function issueKey(f: IssueKeyFields): string {
   const text = issueKeyText(f);
   let key = recentKeys.get(text);
   if (key === undefined) {
-    key = hash('sha256', text, 'hex').slice(0, ISSUE_KEY_LENGTH);
+    key = (crypto ??= process.getBuiltinModule('node:crypto')).hash('sha256', text, 'hex').slice(0, ISSUE_KEY_LENGTH);
     if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
     recentKeys.set(text, key);
   }

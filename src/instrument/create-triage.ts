@@ -7,11 +7,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { metrics, trace } from '@opentelemetry/api';
 import type { MeterProvider } from '@opentelemetry/api';
-import { enterErrors, runWithErrors } from './taps/aap-error-hook.js';
 import type { ExchangeErrors } from './taps/aap-error-hook.js';
-import { createCore } from './core.js';
-import { startMetricsExportFromEnv, wantsMetricsExport } from './metrics-export.js';
 import type { MetricsExport } from './metrics-export.js';
+import { loadRuntime } from './load-runtime.js';
 import { createErrorHandler } from './express.js';
 import { checkOptions } from './options.js';
 import type { Triage, TriageOptions } from './types.js';
@@ -28,6 +26,8 @@ import type { Triage, TriageOptions } from './types.js';
  */
 export function createTriage(options?: TriageOptions): Triage {
   const o = checkOptions(options);
+  // The core, the taps and the audit store load here, not at import (load-runtime.ts).
+  const { createCore, enterErrors, runWithErrors, startMetricsExportFromEnv, wantsMetricsExport } = loadRuntime();
   const handle = createCore(o, { tracerProvider: o.tracerProvider ?? trace.getTracerProvider(), meterProvider: o.meterProvider ?? metrics.getMeterProvider() });
   const { core } = handle;
   const safe = core.safe;

@@ -15,7 +15,8 @@
  * `setMeterProvider` → `_updateMetricInstruments` / `setLoggerProvider` path.
  *
  * The core (audit database, key, timers) is created on the first `enable()`, so an
- * instrumentation constructed with `enabled: false` opens nothing.
+ * instrumentation constructed with `enabled: false` opens nothing; its modules (load-runtime.ts)
+ * load then too.
  *
  * `@opentelemetry/instrumentation` (with require-in-the-middle, import-in-the-middle and debug,
  * ~30 files) is loaded by the first construction, not by `import('aap-triage')` (issue 31
@@ -29,13 +30,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { metrics, trace } from '@opentelemetry/api';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
-import { logs } from '@opentelemetry/api-logs';
 import type { LoggerProvider } from '@opentelemetry/api-logs';
 import type { InstrumentationBase, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
-import { enterErrors } from './taps/aap-error-hook.js';
 import { INSTRUMENTATION_SCOPE } from './attributes.js';
-import { createCore } from './core.js';
 import type { CoreHandle } from './core.js';
+import { loadRuntime } from './load-runtime.js';
 import { checkOptions } from './options.js';
 import type { AapTriageInstrumentationConfig } from './types.js';
 import { VERSION } from '../protocol/version.js';
@@ -103,7 +102,7 @@ export class AapTriageInstrumentation extends LazyBase<AapTriageInstrumentationC
       // Published synchronously right before 'request', so the AapError store entered here covers
       // the host's handler and what it awaits.
       const errors = handle.observe(request, response, false);
-      if (errors) enterErrors(errors);
+      if (errors) loadRuntime().enterErrors(errors);
     } catch (err) {
       handle.core.safe.fail('observer', err);
     }
@@ -111,6 +110,8 @@ export class AapTriageInstrumentation extends LazyBase<AapTriageInstrumentationC
 
   private ensureHandle(): CoreHandle {
     if (!this._handle) {
+      // The core, the taps and the audit store load on the first enable() (load-runtime.ts).
+      const { createCore, logs } = loadRuntime();
       const handle = createCore(triageOptions(this.getConfig()), {
         tracerProvider: this._tracerProviderSet ?? trace.getTracerProvider(),
         meterProvider: this._meterProviderSet ?? metrics.getMeterProvider(),

@@ -6,10 +6,9 @@ import { AAP_CODES, type AapCode } from './codes/aap-codes.js';
 import { mintErrorId } from './error-id.js';
 import { type AapErrorMember, type AapForm, buildAapError } from './builders/aap.js';
 import { checkErrorId, checkMessage, jsonCopy, toCreatedAt } from './builders/common.js';
+import { AAP_ERROR_CREATED } from './aap-error-created.js';
 
 const BRAND = Symbol.for('aap-triage.AapError');
-/** Global hook an instrumentation may install; called with each new `AapError`. */
-const AAP_ERROR_CREATED = Symbol.for('aap-triage.aap-error-created');
 
 /** Options of the `AapError` constructor. */
 export interface AapErrorOptions {

@@ -1,5 +1,16 @@
-import { randomFillSync } from 'node:crypto';
+/**
+ * node:crypto, taken on the first id rather than at import: `import('aap-triage')` loads this
+ * module through the constants it exports but mints nothing, and node:crypto is a fifth of what
+ * that import would cost (issue 31 "Start-up"). No host's first error pays for loading it: the
+ * instrumentation's runtime (src/instrument/runtime.ts) and the `aap-triage/protocol` entry
+ * import it before any id is minted.
+ */
+let crypto: typeof import('node:crypto') | undefined;
 
+/** Loads node:crypto now (idempotent): for an entry point whose first id must not pay for it. */
+export function loadIdRandomness(): void {
+  crypto ??= process.getBuiltinModule('node:crypto');
+}
 /** Shape of an id minted by `mintErrorId`: `err_` + 32 lowercase hex. */
 export const ERROR_ID_PATTERN = /^err_[0-9a-f]{32}$/;
 
@@ -14,7 +25,8 @@ const pool = Buffer.alloc(4096);
 let poolAt = pool.length;
 function random(target: Buffer, offset: number, length: number): void {
   if (poolAt + length > pool.length) {
-    randomFillSync(pool);
+    loadIdRandomness();
+    (crypto as typeof import('node:crypto')).randomFillSync(pool);
     poolAt = 0;
   }
   pool.copy(target, offset, poolAt, poolAt + length);

@@ -3,11 +3,16 @@
  * envelope builders and parsers for each wire form, the conformance checker, and the names and
  * retry numbers both the server side and the client share. No I/O.
  */
+import { loadIdRandomness } from './error-id.js';
+
 export type { ErrorEvent, ErrorProtocol, EventOrigin, RetryFlag, TrafficSample, Violation } from './error-event.js';
 export { PROBE_PRODUCT, RETRY_FLAGS } from './error-event.js';
 export type { A2AErrorInfo, AapCodeInfo, CallOutcome, CodeInfo, Dmc12CodeInfo, ParsedError, WireForm } from './types.js';
 export * from './codes/index.js';
 export { ERROR_ID_PATTERN, mintErrorId } from './error-id.js';
+// error-id.ts takes node:crypto on the first id; taken with this entry, a host's first error
+// does not pay for loading it (issue 31 "Start-up").
+loadIdRandomness();
 export {
   A2A_RPC_METHODS,
   AAP_SKILLS,

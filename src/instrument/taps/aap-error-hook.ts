@@ -21,9 +21,7 @@ import { setBounded } from '../bounded-map.js';
 import { aapErrorFromMessage, asAapError } from '../exchange/protocol-bridge.js';
 import type { AapErrorLike } from '../exchange/protocol-bridge.js';
 import { PropertyPatch } from './patch.js';
-
-/** Global hook name an `AapError` constructor may call with itself. */
-export const AAP_ERROR_CREATED = Symbol.for('aap-triage.aap-error-created');
+import { AAP_ERROR_CREATED } from '../../protocol/aap-error-created.js';
 
 /** AapErrors created while one exchange was being handled (bounded). */
 export class ExchangeErrors {
