@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { AUDIT_ALERT_DEFAULTS, deriveAlerts, loadClientLabels, parseDuration, TRACE_URL_ENV, traceUrlProblem, type AlertmanagerAlert } from '../../triage/index.js';
 import { ALERTMANAGER_URL_ENV, alertmanagerUrlProblem, postAlerts, RUNBOOK_URL_ENV } from '../alertmanager.js';
@@ -6,18 +7,6 @@ import { openDb } from '../open-db.js';
 
 /** Shortest --every, ms: Alertmanager needs no more, and a tighter loop only loads the store. */
 const MIN_EVERY_MS = 1_000;
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 const count = (alerts: readonly AlertmanagerAlert[], now: number): { firing: number; resolved: number } => {
   const resolved = alerts.filter((a) => Date.parse(a.endsAt) <= now).length;
@@ -88,7 +77,8 @@ export async function alerts(ctx: CommandContext, cmd: Command): Promise<void> {
   try {
     while (!stop.signal.aborted) {
       await period();
-      await sleep(everyMs, stop.signal);
+      // Ends early, without an error, when stopped.
+      await sleep(everyMs, undefined, { signal: stop.signal }).catch(() => undefined);
     }
   } finally {
     process.removeListener('SIGINT', onSigint);

@@ -1,21 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { loadClientLabels, nextErrors, searchErrors, tailCursor } from '../../triage/index.js';
 import { CliError, EXIT, type CommandContext } from '../context.js';
 import { openDb } from '../open-db.js';
 import { errorCells, ERROR_HEADERS, fixedRow, streamWidths } from '../format.js';
 import { pseudonymizerFor, queryFromWords } from '../query-args.js';
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** `tail [query...]` (src/cli/commands/tail.ts): the last rows, then new ones until Ctrl-C or `ctx.io.signal`, never skipping a row. */
 export async function tail(ctx: CommandContext, words: string[], cmd: Command): Promise<void> {
@@ -47,7 +36,8 @@ export async function tail(ctx: CommandContext, words: string[], cmd: Command): 
   ctx.io.signal?.addEventListener('abort', onSigint, { once: true });
   try {
     while (!stop.signal.aborted) {
-      await sleep(interval, stop.signal);
+      // Ends early, without an error, when stopped.
+      await sleep(interval, undefined, { signal: stop.signal }).catch(() => undefined);
       if (stop.signal.aborted) break;
       // Page until caught up: a burst larger than one page is printed whole, never skipped.
       let next = await nextErrors(db, query, cursor, { ...options, now: ctx.now() });
