@@ -59,6 +59,15 @@ await build({
 // The demo stays the modules tsc wrote (dist/cli/demo), imported relatively when it runs. The
 // TUI's entry is bundled on its own below (dist/tui/entry.js), and the CLI imports that bundle.
 const here = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
+/**
+ * Each command's action is its own lazy chunk (`await import('../actions/<verb>.js')` in
+ * src/cli/commands/<verb>.ts), and `--version` / `--help` load only the definitions. For that,
+ * our modules count as free of side effects at import (they declare; nothing registers or
+ * patches on load): a module is bundled where one of its exports is used, so a definition that
+ * names one constant of a barrel (`../triage/index.js`) does not pull every module behind the
+ * barrel into the entry. Packages keep rolldown's default.
+ */
+const OWN_MODULES_PURE = { moduleSideEffects: (id, external) => external || !id.startsWith(here('dist/')) };
 const LAZY_MODULES = new Set(['dist/tui/interactive.js', 'dist/cli/demo/command.js'].map(here));
 const TUI_ENTRY = { module: here('dist/tui/index.js'), bundle: here('dist/tui/entry.js') };
 const cliOut = new URL('../dist/bin/', import.meta.url);
@@ -66,9 +75,14 @@ rmSync(cliOut, { recursive: true, force: true });
 await build({
   input: { cli: 'dist/cli/index.js' },
   platform: 'node',
+  treeshake: OWN_MODULES_PURE,
+  // Lets the entry take in the small modules it shares with the actions (and export them to
+  // their chunks) instead of loading each as a chunk of its own.
+  preserveEntrySignatures: 'allow-extension',
   external: (id, importer) => {
     if (id.startsWith('.') && importer) return LAZY_MODULES.has(resolve(dirname(importer), id));
-    return isPackage(id);
+    // commander is in the entry: every run needs it, and one file loads faster than its eight.
+    return isPackage(id) && id !== 'commander';
   },
   plugins: [
     {
@@ -114,12 +128,15 @@ await build({
 
 // The TUI renderer as one file: ink's few hundred modules load as one (src/tui/index.ts).
 // better-sqlite3 is native; react-devtools-core is ink's optional dev dependency, never installed.
+// React's production build only: its development build is 40 % of the file, never run in the
+// terminal UI (runTui sets NODE_ENV=production when unset; load-renderer.ts takes the bundle only then).
 const tuiOut = new URL('../dist/tui/bundle/', import.meta.url);
 rmSync(tuiOut, { recursive: true, force: true });
 await build({
   input: 'dist/tui/render.js',
   platform: 'node',
   external: ['better-sqlite3', 'react-devtools-core'],
+  transform: { define: { 'process.env.NODE_ENV': "'production'" } },
   logLevel: 'warn',
   output: { dir: tuiOut.pathname, format: 'esm' },
 });

@@ -29,7 +29,8 @@ export {
 export type { PseudonymKind, Pseudonymizer, PseudonymizerOptions } from './pseudonym.js';
 export { retryAfterFromDetails, sanitizeLegacyError, sanitizePointer } from './sanitize.js';
 export { DEFAULT_KNOWN_NAMES } from './known-names.js';
-export { DEFAULT_RETENTION_MS, forgetSubject, previewPrune, pruneOlderThan } from './maintenance.js';
+export { forgetSubject, previewPrune, pruneOlderThan } from './maintenance.js';
+export { DEFAULT_RETENTION_MS } from './retention.js';
 export type { ForgetResult, PrunePreview, PruneResult } from './maintenance.js';
 export { inspectStore, migrateStore } from './inspect.js';
 export type { InspectOptions, StoreInspection } from './inspect.js';

@@ -10,8 +10,6 @@ import { rebuildIssueHoursAt } from './issue-hours.js';
 import { openAuditMaintenance, openReadOnly } from './reader.js';
 import { ISSUE_HOUR_MS } from './schema.js';
 
-/** Default retention: 90 days, in ms. */
-export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /** Rows deleted per transaction. */
 const CHUNK = 5_000;
 
@@ -47,7 +45,7 @@ function finish(db: BetterSqlite3.Database): void {
  * Delete what is older than `olderThanMs` before `now`: error_events by `occurred_at`, traffic
  * by `minute`, audit_gaps by `ended_at`. Returns the rows deleted per table.
  *
- * @param olderThanMs age in milliseconds (e.g. {@link DEFAULT_RETENTION_MS}); must be ≥ 0.
+ * @param olderThanMs age in milliseconds (e.g. `DEFAULT_RETENTION_MS`, retention.ts); must be ≥ 0.
  * @param now reference time, epoch ms (default `Date.now()`).
  * @throws {AuditStoreError} when the database cannot be opened; RangeError for a bad age.
  */

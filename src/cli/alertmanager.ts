@@ -5,6 +5,10 @@
  */
 import type { AlertmanagerAlert } from '../triage/index.js';
 
+/** Environment variables of `aap-triage alerts`: the Alertmanager base URL and the runbook link of every alert. */
+export const ALERTMANAGER_URL_ENV = 'AAP_TRIAGE_ALERTMANAGER_URL';
+export const RUNBOOK_URL_ENV = 'AAP_TRIAGE_RUNBOOK_URL';
+
 /** How long one post may take, ms: well under the shortest sensible period. */
 const POST_TIMEOUT_MS = 10_000;
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { AuditStoreError, dbTargetProblem, isPostgresUrl, loadPseudonymizer, openStoreReader, redactPostgresUrl, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
+import { AuditStoreError, dbTargetProblem, isPostgresUrl, loadPseudonymizer, redactPostgresUrl, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
 import type { Db, TimeWindow } from '../triage/index.js';
-import { shellWord } from './format.js';
+import { shellWord } from './invocation.js';
 import { dbPathProblem, parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
 
 /** `camelCase` → `camel_case`; any other key (snake_case, codes, flags, pseudonyms with `-`/`_`/digits first) as it is. */
@@ -93,7 +93,11 @@ export interface GlobalOptions {
 export class CommandContext {
   /** Exit code the running command settled on. */
   exitCode: number = EXIT.OK;
-  private db: Db | undefined;
+  /**
+   * The store this run opened (read-only, once: `openDb`, src/cli/open-db.ts, which the command
+   * actions import, so `--version` and `--help` never load the reader); {@link close} closes it.
+   */
+  db: Db | undefined;
 
   constructor(readonly io: CliIo) {}
 
@@ -154,24 +158,7 @@ export class CommandContext {
     return path;
   }
 
-  /** Opens the store (SQLite or PostgreSQL) read-only once per run; `AuditStoreError` becomes an exit-3 `CliError`. */
-  async openDb(cmd: Command): Promise<Db> {
-    if (this.db) return this.db;
-    const path = this.storePath(cmd);
-    try {
-      this.db = await openStoreReader(path);
-      return this.db;
-    } catch (error) {
-      const cli = toCliError(error);
-      // The reader's advice names `aap-triage doctor --migrate`; say it with this run's --db.
-      if (error instanceof AuditStoreError && (error.kind === 'schema-too-old' || error.kind === 'missing') && cli instanceof CliError) {
-        throw new CliError(cli.what.replace('`aap-triage doctor --migrate`', `\`${this.commandLine(cmd, 'doctor --migrate', { window: false })}\``), cli.how, cli.exitCode);
-      }
-      throw cli;
-    }
-  }
-
-  /** Closes the store if a command opened it. */
+  /** Closes the store if a command opened it ({@link db}). */
   async close(): Promise<void> {
     const db = this.db;
     this.db = undefined;

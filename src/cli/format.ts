@@ -26,14 +26,6 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
-/**
- * `value` as one POSIX shell word: bare when it holds only characters no shell treats
- * specially, else in single quotes (a `'` inside becomes `'\''`). For command lines in hints.
- */
-export function shellWord(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 /** `true` / `false` / `?` for a retryable value. */
 export const retryableText = (r: boolean | null): string => (r === null ? '?' : String(r));
 

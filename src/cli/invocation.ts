@@ -7,7 +7,14 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { shellWord } from './format.js';
+
+/**
+ * `value` as one POSIX shell word: bare when it holds only characters no shell treats
+ * specially, else in single quotes (a `'` inside becomes `'\''`). For command lines in hints.
+ */
+export function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
 
 /** The command name the package's `bin` installs. */
 export const BIN_NAME = 'aap-triage';

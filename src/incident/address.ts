@@ -17,6 +17,9 @@ function addressparser(...args: Parameters<typeof addressparserFn>): ReturnType<
   return parser(...args);
 }
 
+/** From address of an incident .eml when none is given (`draft --from`, the terminal UI's drafts). */
+export const DEFAULT_FROM = 'aap-triage <aap-triage@localhost>';
+
 /** Why {@link parseOneAddress} refused a value. */
 export class AddressError extends Error {
   override readonly name = 'AddressError';

@@ -11,7 +11,7 @@ import type { ClientLabels } from './clients.js';
 import { shortClient } from './clients.js';
 import { listIssues, type Issue } from './issues.js';
 import type { Db } from './rows.js';
-import { STORM_DEFAULTS } from './storm-detect.js';
+import { AUDIT_ALERT_DEFAULTS } from './alert-defaults.js';
 import { findStorms, stormWhere, type StormEpisode } from './storms.js';
 import { formatUtcMinute } from './time.js';
 import { traceLink } from './trace-link.js';
@@ -33,25 +33,6 @@ export const AUDIT_ALERTS = Object.freeze({
   newIssue: { alertname: 'AapTriageNewIssue', severity: 'warning' },
   regressedIssue: { alertname: 'AapTriageIssueRegressed', severity: 'warning' },
 } as const);
-
-/** Defaults of {@link deriveAlerts}. */
-export const AUDIT_ALERT_DEFAULTS = Object.freeze({
-  /**
-   * How far back storms and issues are read, ms (24 h, the default window of `storms` and
-   * `issues`): an issue is "new" while first seen within it.
-   */
-  lookbackMs: 24 * 3_600_000,
-  /**
-   * How long a storm or issue keeps firing after its last stormy minute or error, ms: the storm
-   * detector's window (10 min), within which a new hot minute would still join the same episode.
-   */
-  holdMs: STORM_DEFAULTS.windowMs,
-  /**
-   * Where `runbook_url` points (`AAP_TRIAGE_RUNBOOK_URL` overrides it); the same default as the
-   * Prometheus rules' `runbookUrl` (dashboards/alerts-config.mjs).
-   */
-  runbookUrl: 'https://aap-triage.example/docs/alerts.md',
-});
 
 /** What {@link deriveAlerts} needs besides the store. */
 export interface AlertContext {

@@ -20,6 +20,7 @@ import { issueReleaseFacts, loadIssueStates, sortVersions, type IssueStatus } fr
 import type { Db } from './rows.js';
 import { asQuery, type QueryOptions } from './search.js';
 import type { Query } from './query.js';
+import { ISSUE_SORTS, type IssueSort } from './issue-sorts.js';
 import type { TimeWindow } from './time.js';
 
 const HOUR = ISSUE_HOUR_MS;
@@ -40,10 +41,6 @@ export const ISSUE_DEFAULTS = Object.freeze({
   limit: 1000,
 });
 
-/** Orders of {@link listIssues}: most errors first; most recently seen first; most recently first seen first. */
-export type IssueSort = 'count' | 'last_seen' | 'first_seen';
-/** Every {@link IssueSort}, in the order the CLI lists them. */
-export const ISSUE_SORTS: readonly IssueSort[] = ['count', 'last_seen', 'first_seen'];
 
 /**
  * - `new`: first seen (in the whole store) inside the window;

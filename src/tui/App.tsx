@@ -14,8 +14,8 @@ import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { helpLines, hintsFor } from './keys.js';
 import { currentView, initialNav, navigate } from './navigation.js';
 import { type DataContext, type RenderContext, type StartView, useViewData, VIEWS } from './registry.js';
-import type { TuiSource } from './source.js';
-import type { GapSummary, WindowSpec } from './types.js';
+import { filterWindow, type TuiSource } from './source.js';
+import type { GapSummary, IssuePage, WindowSpec } from './types.js';
 
 export { deleteWordBefore, issueQuery } from './actions.js';
 export type { ViewName } from './registry.js';
@@ -43,6 +43,12 @@ export interface AppProps {
   readonly clock?: () => number;
   /** Environment the copy keys read (`DISPLAY`, `WAYLAND_DISPLAY` for a clipboard tool). @default process.env */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The Issues view's first page, read before the UI mounted (`runTui` reads it while the
+   * renderer loads) for `window` and `query` resolved at `at` (epoch ms) in the default order:
+   * the first frame shows it rather than the loading line, and it is not read again.
+   */
+  readonly firstIssues?: { readonly at: number; readonly page: IssuePage };
 }
 
 const NO_GAPS: GapSummary = { records: 0, dropped: 0, inWindow: 0, newest: null };
@@ -65,7 +71,7 @@ export function App(props: AppProps) {
   // Live refresh backs off on a big window: never spend more than a tenth of the time querying
   // (a 7-day count and histogram on a 10-million-row store takes seconds; the keys must stay live).
   const queryCost = useRef(0);
-  const refresh = useRefresh(refreshMs > 0 ? Math.max(refreshMs, Math.ceil(queryCost.current * 10)) : 0, clock);
+  const refresh = useRefresh(refreshMs > 0 ? Math.max(refreshMs, Math.ceil(queryCost.current * 10)) : 0, clock, props.firstIssues?.at);
   const [nav, dispatch, navRef] = useSyncReducer(navigate, () => initialNav(props.view ?? 'issues', props.query ?? '', props.window ?? { since: '1h' }));
   const view = currentView(nav);
   // Never as tall as the terminal: ink clears the whole screen (scrollback too) when it is.
@@ -74,14 +80,8 @@ export function App(props: AppProps) {
   const width = Math.max(20, columns);
 
   // Recomputed on refresh ticks; identical output means ink writes nothing.
-  const resolved = useMemo(() => {
-    try {
-      return source.resolveWindow(nav.window, nav.query, refresh.at);
-    } catch {
-      return source.resolveWindow(nav.window, '', refresh.at);
-    }
-  }, [source, nav.window, nav.query, refresh.at]);
-  const c: DataContext = { ...nav, source, view, resolved, refresh, height, width, clock, queryCost };
+  const resolved = useMemo(() => filterWindow(source, nav.window, nav.query, refresh.at), [source, nav.window, nav.query, refresh.at]);
+  const c: DataContext = { ...nav, source, view, resolved, refresh, height, width, clock, queryCost, firstIssues: props.firstIssues?.page ?? null };
   const data = useViewData(c);
   const lists = useListCursors(c, data, dispatch);
   const gaps = useAsync<GapSummary>(() => source.gaps(resolved), [source, resolved], NO_GAPS);

@@ -13,6 +13,9 @@ import { interactiveProblem, NOT_INTERACTIVE_MESSAGE } from './interactive.js';
 import { loadRenderer } from './load-renderer.js';
 import { createTriageSource } from './triage-source.js';
 import { operatorName } from '../triage/issue-actions.js';
+import { filterWindow, type TuiSource } from './source.js';
+import { initialNav } from './navigation.js';
+import type { IssuePage, WindowSpec } from './types.js';
 
 /** The operator named by the environment (issue 29), or null when none or not printable. */
 function operatorOrNull(env: NodeJS.ProcessEnv): string | null {
@@ -28,6 +31,20 @@ export type { TuiSource } from './source.js';
 export { createTriageSource, DEFAULT_MAIL } from './triage-source.js';
 export type * from './types.js';
 export { RENDER_BUNDLE } from './load-renderer.js';
+
+/**
+ * The Issues view's first page for `window` and `query` now, in its default order, as the App
+ * would read it at mount (`AppProps.firstIssues`); undefined when the read fails (a bad query:
+ * the App then reads and shows the error itself).
+ */
+async function readFirstIssues(source: TuiSource, window: WindowSpec, query: string): Promise<{ at: number; page: IssuePage } | undefined> {
+  const at = Date.now();
+  try {
+    return { at, page: await source.issues(query, filterWindow(source, window, query, at), initialNav('issues', query, window).issueSort) };
+  } catch {
+    return undefined;
+  }
+}
 
 /** Options of `runTui`. */
 export interface RunTuiOptions {
@@ -121,22 +138,29 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     throw err;
   }
   try {
-    const { renderApp } = await loading;
+    const source = createTriageSource(db, {
+      pseudonymizer: options.pseudonymizer ?? null,
+      ...options.mail,
+      traceUrl,
+      extensionUri,
+      issueStates: { target: options.dbPath, operator: operatorOrNull(env) },
+    });
+    const window = options.until ? { since, until: options.until } : { since };
+    const query = options.query ?? '';
+    const view = options.view ?? 'issues';
+    // The first page is read while the renderer loads, so the first frame is the data frame
+    // (issue 28 "first data frame"); the loading line covers only a read that fails here.
+    const [{ renderApp }, firstIssues] = await Promise.all([loading, view === 'issues' ? readFirstIssues(source, window, query) : undefined]);
     await renderApp(
       {
-        source: createTriageSource(db, {
-          pseudonymizer: options.pseudonymizer ?? null,
-          ...options.mail,
-          traceUrl,
-          extensionUri,
-          issueStates: { target: options.dbPath, operator: operatorOrNull(env) },
-        }),
+        source,
         dbLabel: isPostgresUrl(options.dbPath) ? storeLabel(options.dbPath) : options.dbPath,
-        window: options.until ? { since, until: options.until } : { since },
-        query: options.query ?? '',
-        view: options.view ?? 'issues',
+        window,
+        query,
+        view,
         refreshMs: options.refreshMs ?? 2000,
         draftDir: options.draftDir ?? process.cwd(),
+        ...(firstIssues ? { firstIssues } : {}),
       },
       { stdin, stdout, stderr: process.stderr },
     );

@@ -80,6 +80,8 @@ export interface DataContext extends ViewInputs {
   readonly clock: () => number;
   /** Milliseconds the last list query took (the live refresh backs off on slow queries). */
   readonly queryCost: { current: number };
+  /** The Issues page read before the first frame for the first window (`AppProps.firstIssues`), or null. */
+  readonly firstIssues: IssuePage | null;
 }
 
 /** What a view's component is given: the loader's context, the prompt and its own cursor. */
@@ -156,7 +158,7 @@ export const VIEWS: { readonly [N in ViewName]: ViewDef<ViewData[N]> } = {
   issues: {
     tab: true,
     useData(c) {
-      const last = useRef<IssuePage>(EMPTY_ISSUES);
+      const last = useRef<IssuePage>(c.firstIssues ?? EMPTY_ISSUES);
       return useAsync(
         async () => {
           if (c.view !== 'issues') return { page: last.current, error: null };
@@ -169,7 +171,8 @@ export const VIEWS: { readonly [N in ViewName]: ViewDef<ViewData[N]> } = {
         },
         // refresh.tick re-reads the store.
         [c.source, c.view, c.query, c.resolved, c.issueSort, c.refresh.tick],
-        { page: EMPTY_ISSUES, error: null },
+        { page: last.current, error: null },
+        c.firstIssues !== null,
       );
     },
     list: (d, c) => ({ count: d.page.issues.length, rows: issuesLayout(c.height).rows }),

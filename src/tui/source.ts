@@ -53,6 +53,18 @@ export interface TuiSource {
   gaps(window: ResolvedWindow): Promise<GapSummary>;
 }
 
+/**
+ * The window `source` resolves for `spec` and the filter `query` at `now` (epoch ms); a filter
+ * that does not parse (its error shows elsewhere) leaves the window as `spec` says.
+ */
+export function filterWindow(source: Pick<TuiSource, 'resolveWindow'>, spec: WindowSpec, query: string, now: number): ResolvedWindow {
+  try {
+    return source.resolveWindow(spec, query, now);
+  } catch {
+    return source.resolveWindow(spec, '', now);
+  }
+}
+
 /** A problem with what the operator typed (bad query, bad duration); shown on one line. */
 export class TuiQueryError extends Error {
   override readonly name = 'TuiQueryError';

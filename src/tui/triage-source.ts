@@ -6,6 +6,7 @@ import { describeIssueState, issueStateFor, type IssueAction } from '../triage/i
 import { setIssueStateInStore } from '../triage/store.js';
 import { formatClient, type ClientLabels } from '../triage/clients.js';
 import { labelsOf } from './labels.js';
+import { DEFAULT_FROM } from '../incident/address.js';
 
 import { draftIncident, type DraftSource } from '../triage/draft.js';
 import { parseQuery, QuerySyntaxError } from '../triage/query.js';
@@ -50,7 +51,7 @@ export interface TriageSourceOptions {
 }
 
 /** Addresses of `.eml` drafts when none are given: placeholders the operator replaces. */
-export const DEFAULT_MAIL = { from: 'aap-triage <aap-triage@localhost>', to: 'partner-oncall@example.invalid' } as const;
+export const DEFAULT_MAIL = { from: DEFAULT_FROM, to: 'partner-oncall@example.invalid' } as const;
 
 /** The Errors-table subset of an `ErrorEvent`; `labels` name the clients that have one. */
 export function toRowView(e: ErrorEvent, labels?: ClientLabels): ErrorRowView {

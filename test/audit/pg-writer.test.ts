@@ -6,7 +6,7 @@ import { openAuditSink } from '../../src/audit/index.js';
 import { readHealthRecords } from '../../src/audit/health.js';
 import { openStoreReader } from '../../src/audit/store.js';
 import { computeStats, listGaps, searchErrors } from '../../src/triage/index.js';
-import { runDoctor } from '../../src/cli/commands/doctor.js';
+import { runDoctor } from '../../src/cli/actions/doctor.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { captureLogger, makeEvent, removeOwnHealthRecords } from './helpers.js';

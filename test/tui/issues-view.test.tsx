@@ -7,6 +7,9 @@ import { stripVTControlCharacters } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/audit/issue-key.js';
+import { openAuditReader, sqliteReader } from '../../src/audit/index.js';
+import { filterWindow } from '../../src/tui/source.js';
+import { createTriageSource } from '../../src/tui/triage-source.js';
 import { KEY, renderApp, seeded, settle, type Seeded } from './helpers/render.js';
 import { CLIENT_A, CLIENT_C, MINUTE } from './helpers/seed.js';
 
@@ -49,6 +52,21 @@ describe('Issues view', () => {
     expect(first).not.toMatch(/no issues|regressed: back after/);
     await settle();
     expect(ui.frame()).toMatch(/issues 1–\d+ of \d+/);
+    ui.close();
+  });
+
+  it('shows a first page read before it mounted in its first frame, as the store answers it (runTui, issue 28 "first data frame")', async () => {
+    const db = openAuditReader(s.path);
+    const source = createTriageSource(sqliteReader(db));
+    const window = { since: '1h' };
+    const page = await source.issues('', filterWindow(source, window, '', s.now), 'count');
+    db.close();
+    const ui = renderApp(s, { view: 'issues', window, columns: 120, rows: 30, firstIssues: { at: s.now, page } });
+    const first = stripVTControlCharacters(ui.frames()[0] ?? '');
+    expect(first).not.toContain('loading…');
+    expect(first).toMatch(new RegExp(`issues 1–\\d+ of ${page.total}`));
+    await settle();
+    expect(issueRows(ui.frame())).toEqual(issueRows(first));
     ui.close();
   });
 

@@ -19,9 +19,12 @@ import { traceCommand } from './trace.js';
 import { tuiCommand } from './tui.js';
 
 /**
- * Every command, in help order; one file per verb. `demo` and `tui` load their heavy parts
- * (servers, ink, React) lazily inside their actions, so the other commands start fast. A module
- * that registers its command with `{ isDefault: true }` (the TUI) runs when no command is given.
+ * Every command, in help order; one file per verb. A file here defines its command (name,
+ * arguments, options, help: what `--help` and `completion` read) and imports what the command
+ * does on first use, `await import('../actions/<verb>.js')` in its action (`demo`, `tui` and
+ * `probe` their own heavy parts), so `--version`, `--help` and each command load only their own
+ * code (issue 31 "Start-up"). A module that registers its command with `{ isDefault: true }` (the
+ * TUI) runs when no command is given.
  */
 export const COMMANDS: readonly CommandModule[] = [
   searchCommand,

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { formatUtc, ISSUE_SORTS, listIssues, type IssueSort } from '../../triage/index.js';
-import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext, type CommandModule } from '../context.js';
-import { retryableText, sparkline, table } from '../format.js';
-import { pseudonymizerFor, queryFromWords } from '../query-args.js';
-import { checkIssuesFirstWord, registerIssueStateCommands } from './issue-states.js';
+import { ISSUE_SORTS } from '../../triage/issue-sorts.js';
+import type { CommandContext, CommandModule } from '../context.js';
+import { registerIssueStateCommands } from './issue-states.js';
 
 /** `issues [query...]`: errors grouped into issues (the TUI's Issues view). */
 export const issuesCommand: CommandModule = {
@@ -23,55 +21,7 @@ export const issuesCommand: CommandModule = {
           'issues resolve|mute|reopen). List one issue\'s errors with: aap-triage search issue:<KEY>.\n' +
           'Exit 0 even when there are none.',
       )
-      .action(async (words: string[], _opts: unknown, cmd: Command) => {
-        const g = ctx.globals(cmd);
-        const sort = String(g['sort']);
-        if (!(ISSUE_SORTS as readonly string[]).includes(sort)) throw new CliError(`--sort must be one of ${ISSUE_SORTS.join(', ')}, got '${sort}'`, 'e.g. --sort last_seen', EXIT.USAGE);
-        checkIssuesFirstWord(words[0], ctx, cmd);
-        const query = queryFromWords(words);
-        const window = ctx.window(cmd, DEFAULT_WINDOW_MS);
-        const db = (await ctx.openDb(cmd));
-        const list = (await listIssues(db, {
-          window,
-          sort: sort as IssueSort,
-          query,
-          limit: ctx.limit(cmd, 1000),
-          now: ctx.now(),
-          pseudonymizer: pseudonymizerFor(ctx, cmd, query),
-          includeProbe: g['includeProbe'] === true,
-        }));
-        if (g.json) {
-          ctx.json(list);
-          return;
-        }
-        if (list.issues.length === 0) {
-          ctx.note(`no issues between ${formatUtc(list.window.since)} and ${formatUtc(list.window.until)} (UTC)`);
-          return;
-        }
-        ctx.out(
-          table(
-            ['KEY', 'STATE', 'ERRORS', 'CLIENTS', 'RETRYABLE', 'FIRST SEEN (UTC)', 'LAST SEEN (UTC)', 'TREND', 'ISSUE'],
-            list.issues.map((i) => [
-              i.key,
-              i.status === 'resolved' || i.status === 'muted' ? i.status : i.state,
-              String(i.count),
-              String(i.clients),
-              retryableText(i.retryable),
-              formatUtc(i.first_seen),
-              formatUtc(i.last_seen),
-              sparkline(i.trend, 24),
-              i.title + versionRange(i.first_seen_version, i.last_seen_version),
-            ]),
-          ),
-        );
-        ctx.out(`${list.issues.length} of ${list.total} issue${list.total === 1 ? '' : 's'}; list one's errors with: ${ctx.commandLine(cmd, 'search issue:<KEY>')}`);
-      });
+      .action(async (words: string[], _opts: unknown, cmd: Command) => (await import('../actions/issues.js')).issues(ctx, words, cmd));
     registerIssueStateCommands(issues, ctx);
   },
 };
-
-/** ` · 1.4.0–1.5.0` (first-seen to last-seen version), ` · 1.4.0` when both are one, '' when neither is known. */
-function versionRange(first: string | null, last: string | null): string {
-  if (first === null && last === null) return '';
-  return ` · ${first === last || first === null || last === null ? (last ?? first) : `${first}–${last}`}`;
-}

@@ -13,10 +13,11 @@ export interface Refresh {
 /**
  * A refresh clock ticking every `intervalMs` milliseconds (0 disables the timer; `now()` still
  * works). Data hooks recompute on each tick; when the result is unchanged ink writes nothing,
- * so a live view does not flicker.
+ * so a live view does not flicker. `startAt` is the first `at` (default `clock()`): the time the
+ * first data was read for, when it was read before the first frame.
  */
-export function useRefresh(intervalMs: number, clock: () => number = Date.now): Refresh {
-  const [state, setState] = useState(() => ({ tick: 0, at: clock() }));
+export function useRefresh(intervalMs: number, clock: () => number = Date.now, startAt?: number): Refresh {
+  const [state, setState] = useState(() => ({ tick: 0, at: startAt ?? clock() }));
   const now = useCallback(() => setState((s) => ({ tick: s.tick + 1, at: clock() })), [clock]);
   useEffect(() => {
     if (intervalMs <= 0) return;
