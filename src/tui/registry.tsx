@@ -260,14 +260,22 @@ export const VIEWS: { readonly [N in ViewName]: ViewDef<ViewData[N]> } = {
   },
   storms: {
     tab: true,
-    useData: (c) =>
-      useAsync<readonly StormView[]>(
-        async () => (c.view !== 'storms' ? NO_STORMS_YET : c.source.storms(c.resolved).catch(() => [])),
+    useData(c) {
+      // The last list stays while another view is shown, so Esc back from a storm's errors finds
+      // the same rows and selection at once (`d` drafts it) while the list is re-read.
+      const last = useRef<readonly StormView[]>(NO_STORMS_YET);
+      return useAsync<readonly StormView[]>(
+        async () => {
+          if (c.view !== 'storms') return last.current;
+          last.current = await c.source.storms(c.resolved).catch(() => []);
+          return last.current;
+        },
         // Storm detection over a long window is the slowest query there is (seconds for 24 h on a
         // 10-million-row store): re-run every 15th refresh (30 s), on `r`, or when the window moves.
         [c.source, c.view, c.window, c.nonce, Math.floor(c.refresh.tick / 15)],
-        NO_STORMS_YET,
-      ),
+        last.current,
+      );
+    },
     list: (d, c) => ({ count: d.length, rows: stormsLayout(c.height).rows }),
     Component: ({ c, data }) => <StormsView storms={data} cursor={c.at.cursor} top={c.at.top} width={c.width} height={c.height} loading={data === NO_STORMS_YET} />,
   },
