@@ -14,7 +14,7 @@
 //   alternating; the figure is the median of the per-pair sink/plain ratios.
 // read: the data set of bench/pg-store-data.mjs (N rows over 30 days, 12 services, 5 000 clients,
 //   a storm every 6 h), built set-based for this run in a SQLite file in a temporary folder and in
-//   a PostgreSQL database aap_bench_read_<pid>, side by side (10 M rows: a few minutes each), both
+//   a PostgreSQL database aap_bench_read_<pid>, side by side (10 M rows: 13–17 min at load ~12), both
 //   removed at the end (also on SIGINT / SIGTERM); the PostgreSQL store's indexes are checked
 //   against a freshly migrated store's. Then search / show / trace / storms / stats / issues
 //   through the same triage functions and the one store interface, in-process, median of several
