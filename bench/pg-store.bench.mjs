@@ -2,8 +2,7 @@
 //
 // Run:  npm run bench -- pg-store [write|read|all] [rows per writer=50000] [read rows=1000000]
 //       (or after `npm run build`: node bench/pg-store.bench.mjs all 50000 1000000)
-//       The issue's figures: `npm run bench -- pg-store all 25000 10000000` (first run: the SQLite
-//       data set ≈ 6 min, 7.2 GiB; the PostgreSQL copy ≈ 5 min, 7.8 GiB; both kept for reuse).
+//       The issue's figures: `npm run bench -- pg-store all 25000 10000000`.
 // Needs PostgreSQL at AAP_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres, the
 // maintenance database; the benchmark creates and drops its own databases there).
 //
@@ -13,28 +12,25 @@
 //   processes, one 1000-row statement at a time (the ceiling). Sustained rows/s = all rows ÷ the
 //   wall time until the last process has committed its last row. Five plain/sink pairs, the order
 //   alternating; the figure is the median of the per-pair sink/plain ratios.
-// read: the data set of bench/triage-generate.mjs (N rows over 30 days, 300 clients, a storm
-//   every 6 h) in SQLite (bench/results/triage-<n>.db) and copied into PostgreSQL (database
-//   aap_bench_<n>, kept for the next run; loaded by COPY with the secondary indexes built
-//   afterwards, see ensurePgCopy); then search / show / trace / storms / stats / issues through
-//   the same triage functions and the one store interface, in-process, median of several runs,
-//   and a check that both stores gave the same answers.
+// read: the data set of bench/pg-store-data.mjs (N rows over 30 days, 12 services, 5 000 clients,
+//   a storm every 6 h), built set-based for this run in a SQLite file in a temporary folder and in
+//   a PostgreSQL database aap_bench_read_<pid>, side by side (10 M rows: 13–17 min at load ~12), both
+//   removed at the end (also on SIGINT / SIGTERM); the PostgreSQL store's indexes are checked
+//   against a freshly migrated store's. Then search / show / trace / storms / stats / issues
+//   through the same triage functions and the one store interface, in-process, median of several
+//   runs, and a check that both stores gave the same answers.
 import { spawn } from 'node:child_process';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { statSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { migrateAuditStore, openStoreReader } from '../dist/audit/store.js';
+import { openStoreReader } from '../dist/audit/store.js';
 import { ensurePartitions, migratePg, PG_MIGRATIONS } from '../dist/audit/pg/schema.js';
-import { rebuildPgIssueHours } from '../dist/audit/pg/issue-hours.js';
-import { ERROR_EVENT_COLUMNS } from '../dist/audit/schema.js';
 import { computeStats, findStorms, getError, getTrace, listIssues, searchErrors } from '../dist/triage/index.js';
-import { BENCH_END, ensureBenchDb } from './triage-generate.mjs';
+import { buildPg, DATA_DAYS, dataDays, issueCount } from './pg-store-data.mjs';
+import { BENCH_END } from './triage-generate.mjs';
 import { fmt, median, time } from './timing.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -115,130 +111,84 @@ if (part === 'write' || part === 'all') {
   );
 }
 
-/** One value in COPY's text format: `\\N` for NULL; backslash, tab, newline and CR escaped. */
-const copyValue = (v) => (v === null || v === undefined ? '\\N' : typeof v === 'string' ? v.replace(/[\\\t\n\r]/g, (ch) => COPY_ESCAPES[ch]) : String(v));
-const COPY_ESCAPES = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-/** COPY every row of `iterator` (objects with `columns`) into `table`, 2 000 rows per chunk. */
-async function copyRows(c, table, columns, iterator) {
-  const source = Readable.from(
-    (function* () {
-      let lines = [];
-      for (const r of iterator) {
-        lines.push(columns.map((col) => copyValue(r[col])).join('\t'));
-        if (lines.length === 2000) {
-          yield lines.join('\n') + '\n';
-          lines = [];
-        }
-      }
-      if (lines.length) yield lines.join('\n') + '\n';
-    })(),
-  );
-  await pipeline(source, c.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
-}
-
 /** Every index of the schema as (table, name, definition), the partitions' included, sorted: to compare two stores. */
 async function indexList(c) {
   const r = await c.query("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1, 2");
   return r.rows.map((x) => `${x.tablename} ${x.indexname} ${x.indexdef}`);
 }
 
-/** The UTC day starts (epoch ms) from the day of `lo` to the day of `hi`. */
-const daysOf = (lo, hi) => {
-  const out = [];
-  for (let d = Math.floor(lo / 86_400_000) * 86_400_000; d <= hi; d += 86_400_000) out.push(d);
-  return out;
-};
-
-/**
- * Copies the SQLite bench store into PostgreSQL database `name` (once: reused when complete).
- * Fast path, same result as a store the writers filled: the store's own migrations and day
- * partitions, then its secondary indexes dropped, the rows in by COPY (primary keys live), the
- * indexes rebuilt from their own definitions, VACUUM ANALYZE. The index list is then compared
- * with a fresh migrated store holding the same partitions (throws when they differ). The PG
- * schema keeps no issue summary (migration 4: issue_hours is not filled on PostgreSQL), so
- * there is nothing more to build.
- */
-async function ensurePgCopy(sqlitePath, rows, name) {
-  const exists = (await admin(`SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount > 0;
-  const url = urlOf(name);
-  if (exists) {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    const done = await c.query("SELECT to_regclass('bench_meta') IS NOT NULL AS ok").then((r) => r.rows[0].ok && c.query('SELECT value FROM bench_meta').then((m) => Number(m.rows[0]?.value)));
-    await c.end();
-    if (done === rows) return { url, seconds: 0, steps: null };
-    await admin(`DROP DATABASE ${name} WITH (FORCE)`);
-  }
-  await admin(`CREATE DATABASE ${name}`);
-  const t = performance.now();
-  const steps = {};
-  const step = (label, t0) => (steps[label] = (performance.now() - t0) / 1000);
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await migratePg(c, PG_MIGRATIONS);
-  const src = new Database(sqlitePath, { readonly: true });
-  const { lo, hi } = src.prepare('SELECT min(occurred_at) AS lo, max(occurred_at) AS hi FROM error_events').get();
-  const days = daysOf(lo, hi);
-  await ensurePartitions(c, days, new Set());
-  const secondary = (
-    await c.query(
-      `SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS def FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-        WHERE x.indrelid = 'error_events'::regclass AND NOT x.indisprimary ORDER BY 1`,
-    )
-  ).rows;
-  for (const ix of secondary) await c.query(`DROP INDEX ${ix.name}`);
-  let t0 = performance.now();
-  await copyRows(c, 'error_events', ERROR_EVENT_COLUMNS, src.prepare(`SELECT ${ERROR_EVENT_COLUMNS.join(', ')} FROM error_events`).iterate());
-  step('copy error_events', t0);
-  t0 = performance.now();
-  const trafficCols = ['minute', 'service', 'skill', 'client', 'requests', 'errors', 'retries'];
-  await copyRows(c, 'traffic', trafficCols, src.prepare(`SELECT ${trafficCols.join(', ')} FROM traffic`).iterate());
-  step('copy traffic', t0);
-  src.close();
-  t0 = performance.now();
-  await c.query("SET maintenance_work_mem = '512MB'");
-  // pg_get_indexdef gives a partitioned index as `ON ONLY error_events` (the parent alone):
-  // without ONLY it is built on every partition, as the migration's CREATE INDEX did.
-  for (const ix of secondary) await c.query(ix.def.replace(' ON ONLY ', ' ON '));
-  step(`build ${secondary.length} indexes`, t0);
-  // COPY bypasses the writer, which keeps the hourly issue summary per batch: build it as
-  // migration 5's backfill does (issue 31).
-  t0 = performance.now();
-  await rebuildPgIssueHours(c);
-  step('issue summary', t0);
-  t0 = performance.now();
-  await c.query('VACUUM (ANALYZE)');
-  step('VACUUM ANALYZE', t0);
-  // Same indexes as the store's own migrations give, partitions included.
+/** Throws unless the store behind `c` has the indexes a fresh migrated store with the same partitions has. */
+async function checkIndexes(c) {
   const scratch = `aap_bench_schema_${process.pid}`;
   await admin(`CREATE DATABASE ${scratch}`);
-  const s = new pg.Client({ connectionString: urlOf(scratch) });
-  await s.connect();
-  await migratePg(s, PG_MIGRATIONS);
-  await ensurePartitions(s, days, new Set());
-  const want = await indexList(s);
-  await s.end();
-  await admin(`DROP DATABASE ${scratch} WITH (FORCE)`);
-  const got = await indexList(c);
-  if (JSON.stringify(got) !== JSON.stringify(want)) {
-    throw new Error(`the loaded store's indexes differ from the migrations':\n- ${want.filter((x) => !got.includes(x)).join('\n- ')}\n+ ${got.filter((x) => !want.includes(x)).join('\n+ ')}`);
+  try {
+    const s = new pg.Client({ connectionString: urlOf(scratch) });
+    await s.connect();
+    await migratePg(s, PG_MIGRATIONS);
+    await ensurePartitions(s, dataDays(), new Set());
+    const want = await indexList(s);
+    await s.end();
+    const got = await indexList(c);
+    if (JSON.stringify(got) !== JSON.stringify(want)) {
+      throw new Error(`the generated store's indexes differ from the migrations':\n- ${want.filter((x) => !got.includes(x)).join('\n- ')}\n+ ${got.filter((x) => !want.includes(x)).join('\n+ ')}`);
+    }
+    return got.length;
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
   }
-  await c.query('CREATE TABLE bench_meta (value TEXT)');
-  await c.query('INSERT INTO bench_meta VALUES ($1)', [String(rows)]);
-  await c.end();
-  return { url, seconds: (performance.now() - t) / 1000, steps, indexes: got.length };
 }
 
+/** Builds the SQLite store at `path` in a child process (bench/pg-store-data.mjs sqlite), progress to stderr. */
+function buildSqliteChild(path, rows) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [resolve(here, 'pg-store-data.mjs'), 'sqlite', path, String(rows)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('close', (code) => (code === 0 ? resolvePromise(JSON.parse(out.trim())) : reject(new Error(`the SQLite data set's builder exited ${code}`))));
+  });
+}
+
+const stepsText = (r) => Object.entries(r.steps).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ');
+
 if (part === 'read' || part === 'all') {
-  const tag = readRows >= 1e6 ? `${readRows / 1e6}m` : String(readRows);
-  const sqlitePath = resolve(here, 'results', `triage-${tag}.db`);
-  const gen = ensureBenchDb(sqlitePath, readRows, () => undefined);
-  console.log(`\nread: ${readRows.toLocaleString('en')} rows over 30 days; SQLite ${gen.generatedNow ? `generated in ${gen.seconds.toFixed(0)} s` : 'reused'} (${sqlitePath})`);
-  const copy = await ensurePgCopy(sqlitePath, readRows, `aap_bench_${tag}`);
-  const pgSize = Number((await admin(`SELECT pg_database_size('aap_bench_${tag}') AS n`)).rows[0].n);
-  const steps = copy.steps ? ` (${Object.entries(copy.steps).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ')}; ${copy.indexes} indexes, same as the migrations')` : '';
-  console.log(`PostgreSQL copy ${copy.seconds ? `loaded in ${copy.seconds.toFixed(0)} s${steps}` : 'reused'} (database aap_bench_${tag}, ${(pgSize / 2 ** 30).toFixed(2)} GiB; SQLite file ${(statSync(sqlitePath).size / 2 ** 30).toFixed(2)} GiB)`);
+  // Both data sets are built for this run, side by side, and removed at its end (issue 31).
+  const dir = mkdtempSync(join(tmpdir(), 'aap-pg-store-bench-'));
+  const sqlitePath = join(dir, 'audit.db');
+  const dbName = `aap_bench_read_${process.pid}`;
+  const cleanup = async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  };
+  const onSignal = (signal) => void cleanup().finally(() => process.kill(process.pid, signal));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await admin(`CREATE DATABASE ${dbName}`);
+    const pgUrl = urlOf(dbName);
+    console.log(`\nread: ${readRows.toLocaleString('en')} rows over ${DATA_DAYS} days, ${issueCount()} issue keys; building both stores (load ${loadavg().map((x) => x.toFixed(1)).join(' ')})…`);
+    const pc = new pg.Client({ connectionString: pgUrl });
+    // The cleanup's DROP … WITH (FORCE) ends this connection when a build step failed.
+    pc.on('error', () => undefined);
+    await pc.connect();
+    const progress = (line) => console.log(`  ${line}`);
+    const [lite, pgBuilt] = await Promise.all([buildSqliteChild(sqlitePath, readRows), buildPg(pc, readRows, progress)]);
+    const indexes = await checkIndexes(pc);
+    await pc.end();
+    const pgSize = Number((await admin(`SELECT pg_database_size('${dbName}') AS n`)).rows[0].n);
+    console.log(`SQLite built in ${lite.seconds.toFixed(0)} s (${stepsText(lite)}; ${(statSync(sqlitePath).size / 2 ** 30).toFixed(2)} GiB)`);
+    console.log(`PostgreSQL built in ${pgBuilt.seconds.toFixed(0)} s (${stepsText(pgBuilt)}; ${indexes} indexes, same as the migrations'; ${(pgSize / 2 ** 30).toFixed(2)} GiB)`);
+    await readPart(sqlitePath, pgUrl);
+  } catch (error) {
+    process.exitCode = 1;
+    console.error(`pg-store read: ${error.stack ?? error}`);
+  } finally {
+    await cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+async function readPart(sqlitePath, pgUrl) {
   console.log(`load average before the reads: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const now = BENCH_END;
   const day = { since: now - 86_400_000, until: now + 1 };
@@ -248,20 +198,10 @@ if (part === 'read' || part === 'all') {
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const picks = Array.from({ length: 31 }, () => pickAt.get(now - 30 * 86_400_000 + Math.floor(rand() * 30 * 86_400_000)));
   raw.close();
-  // A copy made by an older build has an older schema, which readers refuse: upgrade both first.
-  for (const target of [sqlitePath, copy.url]) await migrateAuditStore(target);
-  // A copy kept from before the PostgreSQL writer kept the issue summary (migration 5 ran on it
-  // after its rows were loaded by COPY, so the backfill is there; a copy made between may lack it).
-  {
-    const c = new pg.Client({ connectionString: copy.url });
-    await c.connect();
-    if (Number((await c.query('SELECT count(*) AS n FROM issue_hours')).rows[0].n) === 0) await rebuildPgIssueHours(c);
-    await c.end();
-  }
   const table = {};
   for (const [store, target] of [
     ['sqlite', sqlitePath],
-    ['postgres', copy.url],
+    ['postgres', pgUrl],
   ]) {
     const db = await openStoreReader(target);
     const r = {};

@@ -46,14 +46,14 @@ function pickWeighted(r, table) {
 }
 const weighted = (items) => ({ items, total: items.reduce((s, [, w]) => s + w, 0) });
 
-const AAP_SKILLS = weighted([
+export const AAP_SKILLS = weighted([
   ['inventory.search', 50],
   ['inventory.vehicle', 20],
   ['inventory.facets', 10],
   ['dealer.information', 5],
   ['lead.submit', 15],
 ]);
-const DMC_TOOLS = weighted([
+export const DMC_TOOLS = weighted([
   ['search_inventory', 45],
   ['get_vehicle', 15],
   ['create_quote', 10],
@@ -62,7 +62,7 @@ const DMC_TOOLS = weighted([
   ['get_reservation', 10],
 ]);
 // [code, retryable, jsonrpc_code, http]
-const AAP_CODES = weighted([
+export const AAP_CODES = weighted([
   [['RATE_LIMITED', 1, -32000, 200], 30],
   [['SCHEMA_VALIDATION_FAILED', 0, -32602, 200], 22],
   [['VEHICLE_NOT_FOUND', 0, -32000, 200], 14],
@@ -76,12 +76,12 @@ const AAP_CODES = weighted([
   [['APPOINTMENT_TIME_UNAVAILABLE', 0, -32000, 200], 2],
   [['UNSUPPORTED_SKILL', 0, -32004, 200], 2],
 ]);
-const A2A_CODES = weighted([
+export const A2A_CODES = weighted([
   [['EXTENSION_SUPPORT_REQUIRED', 0, -32008, 200], 50],
   [['VERSION_NOT_SUPPORTED', 0, -32009, 200], 30],
   [['UNSUPPORTED_OPERATION', 0, -32004, 200], 20],
 ]);
-const DMC_CODES = weighted([
+export const DMC_CODES = weighted([
   [['RATE_LIMITED', 1, null, 200], 25],
   [['VALIDATION_FAILED', 0, null, 200], 20],
   [['VEHICLE_NOT_FOUND', 0, null, 200], 12],
@@ -94,7 +94,7 @@ const DMC_CODES = weighted([
   [['CONSENT_INVALID', 0, null, 200], 3],
   [['-32001', 0, -32001, 401], 5],
 ]);
-const JSONRPC_CODES = weighted([
+export const JSONRPC_CODES = weighted([
   [['-32700', 0, -32700, 200], 30],
   [['-32600', 0, -32600, 200], 30],
   [['-32601', 0, -32601, 200], 40],
@@ -107,7 +107,7 @@ const hex = (r, n) => {
   while (s.length < n) s += Math.floor(r() * 0x100000000).toString(16).padStart(8, '0');
   return s.slice(0, n);
 };
-const clientName = (i) => 'c' + (i * 2654435761 >>> 0).toString(16).padStart(8, '0') + 'p' + String(i).padStart(4, '0');
+export const clientName = (i) => 'c' + (i * 2654435761 >>> 0).toString(16).padStart(8, '0') + 'p' + String(i).padStart(4, '0');
 
 /**
  * Generates `rows` error rows ending at BENCH_END into `path`, unless a complete file is there.
