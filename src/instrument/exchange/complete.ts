@@ -59,6 +59,9 @@ export const REWRITE_RULES = {
   stackTrace: 'stack-trace-in-message',
 } as const;
 
+/** The rules a success broke: none (shared, never mutated: a reply's own list is a fresh array). */
+const NO_RULES: string[] = Object.freeze([]) as unknown as string[];
+
 /** What @a2a-js/sdk writes before a thrown executor error's message in the failed task's status text. */
 const TASK_ERROR_PREFIX = 'Agent execution error: ';
 
@@ -103,10 +106,12 @@ export interface Completion {
  */
 export function complete(item: JsonObject, call: RequestCall | null, ctx: CompleteContext): Completion {
   const family = call?.family ?? undefined;
+  // A reply without an `error` member is parsed once up front: success (the fast path, never
+  // touched or checked) or an error inside its result, whose outcome serves below unless the reply is replaced.
+  let first: CallOutcome | null = null;
   if (!Object.hasOwn(item, 'error')) {
-    // Success fast path: a result that hides no error is never touched or checked.
-    const first = parseCall(item, family);
-    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false, promoted: false, dataText: null };
+    first = parseCall(item, family);
+    if (first.ok) return { item, changed: false, outcome: first, conformance: NO_RULES, minted: false, promoted: false, dataText: null };
   }
   const isA2A = family === 'aap' || family === undefined;
   const error = own(item, 'error');
@@ -179,7 +184,8 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     const dataText: [unknown, string] | null = text === null ? null : [built.data, text];
     return { item: current, changed, outcome: builtOutcome(current, built, ctx.aapForm), conformance, minted: false, promoted: true, dataText };
   }
-  const outcome = parseCall(current, family);
+  // Nothing above changed a reply that has no `error` member unless it replaced it (a failed task).
+  const outcome = first !== null && current === item && !changed ? first : parseCall(current, family);
   let minted = false;
   if (!outcome.ok && outcome.error) {
     const e = { ...outcome.error };

@@ -216,7 +216,7 @@ export class Exchange implements ResponseTapHandlers {
       const audited = p.index < core.settings.maxAuditedCallsPerExchange;
       const span = audited ? this.spanOf(c) : null;
       const ids = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(span ?? undefined);
-      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, ...ids }, facts, core);
+      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, traceId: ids.traceId, spanId: ids.spanId }, facts, core);
       records.push(r);
       if (!r.audited && r.errorType !== null) capped = countCapped(capped, r.endedAt);
     }
