@@ -162,28 +162,30 @@ function scanJsonText(text: string, maxDepth: number): ParseFailure | null {
 }
 
 /**
- * Iterative depth check of a value (parsed here, or handed in already parsed); a cycle exceeds any
- * depth. Two parallel stacks, so no pair is allocated per object.
+ * Depth check of a value (parsed here, or handed in already parsed); a cycle exceeds any depth.
+ * Recursive, at most `maxDepth` frames deep; own enumerable members only (what JSON holds), read
+ * without building a list per object; at most 10 000 000 objects visited, so a value that shares
+ * objects (or a cycle) is refused rather than walked without end.
  */
 function valueDepthOk(root: unknown, maxDepth: number): boolean {
   if (typeof root !== 'object' || root === null) return true;
-  const nodes: object[] = [root];
-  const depths: number[] = [1];
-  let visited = 0;
-  while (nodes.length > 0) {
-    const node = nodes.pop() as object;
-    const depth = depths.pop() as number;
-    if (depth > maxDepth) return false;
-    // A cycle within the depth limit keeps pushing; bound the work as well.
-    if (++visited > 10_000_000) return false;
-    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i];
-      if (typeof child === 'object' && child !== null) {
-        nodes.push(child);
-        depths.push(depth + 1);
-      }
+  const budget = { left: 10_000_000 };
+  return nodeDepthOk(root, 1, maxDepth, budget);
+}
+
+function nodeDepthOk(node: object, depth: number, maxDepth: number, budget: { left: number }): boolean {
+  if (depth > maxDepth || --budget.left < 0) return false;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (typeof child === 'object' && child !== null && !nodeDepthOk(child, depth + 1, maxDepth, budget)) return false;
     }
+    return true;
+  }
+  for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
+    const child: unknown = (node as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && !nodeDepthOk(child, depth + 1, maxDepth, budget)) return false;
   }
   return true;
 }
