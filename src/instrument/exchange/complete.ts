@@ -188,8 +188,8 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   const outcome = first !== null && current === item && !changed ? first : parseCall(current, family);
   let minted = false;
   if (!outcome.ok && outcome.error) {
-    const e = { ...outcome.error };
-    outcome.error = e;
+    // The parser's own fresh object (parseCall builds one per reply): completed in place.
+    const e = outcome.error;
     if (e.protocol === 'dmc12' && ctx.mayRewrite) {
       const data = own(own(current, 'result'), 'data');
       if (stripMessage(data, 'message', 'Error')) {
@@ -228,7 +228,7 @@ export interface ReplyTarget {
  * Returns the completed body as text — the host's bytes spliced where replies changed
  * (json-splice.ts), so what was not completed keeps the host's spelling — or null when nothing
  * changed, the body holds no error (a cheap scan, most bodies), or it is not JSON. Never throws
- * on odd input.
+ * on odd input. `target` may hand back one object refilled per reply: each is read before the next call.
  */
 export function completeBody(host: Buffer | string, maxBytes: number, ctx: CompleteContext, target: (id: string | number | null) => ReplyTarget, answers: Answer[]): string | null {
   // A body with no error member and no failed task is all successes: nothing to parse.

@@ -53,6 +53,8 @@ export class Exchange implements ResponseTapHandlers {
   private parentIds = NO_IDS;
   /** The span the `traceresponse` header names. */
   private traceSpan: Span | undefined;
+  /** The reply target {@link replyTarget} fills. */
+  private target: ReplyTarget | null = null;
 
   /**
    * @param errors the exchange's AapError store (the front runs the host's handler inside it)
@@ -128,10 +130,18 @@ export class Exchange implements ResponseTapHandlers {
     return c ? c.call : calls.length === 1 ? (calls[0] as CallState).call : null;
   }
 
-  /** What completing the reply with `id` needs: its call, trace id and whether it is audited. */
+  /**
+   * What completing the reply with `id` needs: its call, trace id and whether it is audited. One
+   * object per exchange, filled anew for each reply (completeBody reads it before asking again):
+   * a batch of 10 000 replies allocates none.
+   */
   private replyTarget(id: string | number | null): ReplyTarget {
     const c = this.callFor(id);
-    return { call: this.requestOf(c), traceId: this.traceIdOf(c), audited: c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange };
+    const t = (this.target ??= { call: null, traceId: null, audited: true });
+    t.call = this.requestOf(c);
+    t.traceId = this.traceIdOf(c);
+    t.audited = c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange;
+    return t;
   }
 
   /** ResponseTapHandlers: right before headers are committed: the `traceresponse` header. */
