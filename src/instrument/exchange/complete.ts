@@ -41,6 +41,7 @@ import { correlate } from '../taps/aap-error-hook.js';
 import type { ExchangeErrors } from '../taps/aap-error-hook.js';
 import { envelopeDataText } from './envelope-text.js';
 import { spliceBody } from './json-splice.js';
+import { NO_RULES } from './pair.js';
 import type { Answer } from './pair.js';
 import { buildAapErrorObject, builtOutcome, checkConformance } from './protocol-bridge.js';
 import type { AapErrorLike } from './protocol-bridge.js';
@@ -58,9 +59,6 @@ export const REWRITE_RULES = {
   /** An error message carrying a stack trace (cut before it is sent). */
   stackTrace: 'stack-trace-in-message',
 } as const;
-
-/** The rules a success broke: none (shared, never mutated: a reply's own list is a fresh array). */
-const NO_RULES: string[] = Object.freeze([]) as unknown as string[];
 
 /** What @a2a-js/sdk writes before a thrown executor error's message in the failed task's status text. */
 const TASK_ERROR_PREFIX = 'Agent execution error: ';
@@ -122,9 +120,11 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   // When the reply is replaced by that envelope the host's flattened form never leaves: it is not
   // checked (issue 14), only the flattening is noted. test/instrument/rewrite.test.ts checks the
   // envelope itself against checkConformance.
-  const conformance = ctx.conformance === false || promoted ? [] : checkConformance(item, family, ctx.endpointForm);
+  // Past the audit cap (or for a replaced reply) no rule is checked: the list is allocated only when the completion notes one.
+  let conformance = ctx.conformance === false || promoted ? NO_RULES : checkConformance(item, family, ctx.endpointForm);
   const note = (rule: string): void => {
-    if (!conformance.includes(rule)) conformance.push(rule);
+    if (conformance === NO_RULES) conformance = [rule];
+    else if (!conformance.includes(rule)) conformance.push(rule);
   };
   let changed = false;
   let current = item;

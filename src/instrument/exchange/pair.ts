@@ -14,6 +14,9 @@ export interface Answer {
   conformance: string[];
 }
 
+/** An answer's rule list when it broke none: shared by every such answer, frozen (a list that gains a rule is a fresh array). */
+export const NO_RULES: string[] = Object.freeze([]) as unknown as string[];
+
 /** What the exchange knows of its HTTP side. */
 export interface PairFacts {
   /** The response's HTTP status. */
