@@ -41,6 +41,7 @@ import { correlate } from '../taps/aap-error-hook.js';
 import type { ExchangeErrors } from '../taps/aap-error-hook.js';
 import { envelopeDataText } from './envelope-text.js';
 import { spliceBody } from './json-splice.js';
+import { NO_RULES } from './pair.js';
 import type { Answer } from './pair.js';
 import { mayHoldResponseFacts } from '../genai-conventions.js';
 import type { ReplyFacts } from '../genai-conventions.js';
@@ -105,10 +106,12 @@ export interface Completion {
  */
 export function complete(item: JsonObject, call: RequestCall | null, ctx: CompleteContext): Completion {
   const family = call?.family ?? undefined;
+  // A reply without an `error` member is parsed once up front: success (the fast path, never
+  // touched or checked) or an error inside its result, whose outcome serves below unless the reply is replaced.
+  let first: CallOutcome | null = null;
   if (!Object.hasOwn(item, 'error')) {
-    // Success fast path: a result that hides no error is never touched or checked.
-    const first = parseCall(item, family);
-    if (first.ok) return { item, changed: false, outcome: first, conformance: [], minted: false, promoted: false, dataText: null };
+    first = parseCall(item, family);
+    if (first.ok) return { item, changed: false, outcome: first, conformance: NO_RULES, minted: false, promoted: false, dataText: null };
   }
   const isA2A = family === 'aap' || family === undefined;
   const error = own(item, 'error');
@@ -119,9 +122,11 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
   // When the reply is replaced by that envelope the host's flattened form never leaves: it is not
   // checked (issue 14), only the flattening is noted. test/instrument/rewrite.test.ts checks the
   // envelope itself against checkConformance.
-  const conformance = ctx.conformance === false || promoted ? [] : checkConformance(item, family, ctx.endpointForm);
+  // Past the audit cap (or for a replaced reply) no rule is checked: the list is allocated only when the completion notes one.
+  let conformance = ctx.conformance === false || promoted ? NO_RULES : checkConformance(item, family, ctx.endpointForm);
   const note = (rule: string): void => {
-    if (!conformance.includes(rule)) conformance.push(rule);
+    if (conformance === NO_RULES) conformance = [rule];
+    else if (!conformance.includes(rule)) conformance.push(rule);
   };
   let changed = false;
   let current = item;
@@ -181,11 +186,12 @@ export function complete(item: JsonObject, call: RequestCall | null, ctx: Comple
     const dataText: [unknown, string] | null = text === null ? null : [built.data, text];
     return { item: current, changed, outcome: builtOutcome(current, built, ctx.aapForm), conformance, minted: false, promoted: true, dataText };
   }
-  const outcome = parseCall(current, family);
+  // Nothing above changed a reply that has no `error` member unless it replaced it (a failed task).
+  const outcome = first !== null && current === item && !changed ? first : parseCall(current, family);
   let minted = false;
   if (!outcome.ok && outcome.error) {
-    const e = { ...outcome.error };
-    outcome.error = e;
+    // The parser's own fresh object (parseCall builds one per reply): completed in place.
+    const e = outcome.error;
     if (e.protocol === 'dmc12' && ctx.mayRewrite) {
       const data = own(own(current, 'result'), 'data');
       if (stripMessage(data, 'message', 'Error')) {
@@ -226,6 +232,7 @@ export interface ReplyTarget {
  * changed, the body holds no error (a cheap scan, most bodies), or it is not JSON. `facts` (GenAI
  * opt-in only, else null) reads a few members of every reply, what was sent: a success body is
  * then parsed too when it can hold one of them, and only read. Never throws on odd input.
+ * `target` may hand back one object refilled per reply: each is read before the next call.
  */
 export function completeBody(
   host: Buffer | string,

@@ -55,6 +55,8 @@ export class Exchange implements ResponseTapHandlers {
   private traceSpan: Span | undefined;
   /** What the GenAI conventions read of the replies (opt-in only, else null). */
   private readonly facts: ReplyFacts | null;
+  /** The reply target {@link replyTarget} fills. */
+  private target: ReplyTarget | null = null;
 
   /**
    * @param errors the exchange's AapError store (the front runs the host's handler inside it)
@@ -131,10 +133,18 @@ export class Exchange implements ResponseTapHandlers {
     return c ? c.call : calls.length === 1 ? (calls[0] as CallState).call : null;
   }
 
-  /** What completing the reply with `id` needs: its call, trace id and whether it is audited. */
+  /**
+   * What completing the reply with `id` needs: its call, trace id and whether it is audited. One
+   * object per exchange, filled anew for each reply (completeBody reads it before asking again):
+   * a batch of 10 000 replies allocates none.
+   */
   private replyTarget(id: string | number | null): ReplyTarget {
     const c = this.callFor(id);
-    return { call: this.requestOf(c), traceId: this.traceIdOf(c), audited: c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange };
+    const t = (this.target ??= { call: null, traceId: null, audited: true });
+    t.call = this.requestOf(c);
+    t.traceId = this.traceIdOf(c);
+    t.audited = c === undefined || c.index < this.core.settings.maxAuditedCallsPerExchange;
+    return t;
   }
 
   /** ResponseTapHandlers: right before headers are committed: the `traceresponse` header. */
@@ -219,7 +229,7 @@ export class Exchange implements ResponseTapHandlers {
       const audited = p.index < core.settings.maxAuditedCallsPerExchange;
       const span = audited ? this.spanOf(c) : null;
       const ids = !audited ? NO_IDS : c.onServerSpan ? this.parentIds : spanIds(span ?? undefined);
-      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, ...ids, response: this.facts?.of(c.call) ?? null }, facts, core);
+      const r = record({ call: c.call, method: c.method, index: p.index, answer: p.answer, batchOf: p.batchOf, span, endsSpan: !c.onServerSpan, traceId: ids.traceId, spanId: ids.spanId, response: this.facts?.of(c.call) ?? null }, facts, core);
       records.push(r);
       if (!r.audited && r.errorType !== null) capped = countCapped(capped, r.endedAt);
     }

@@ -14,6 +14,9 @@ export interface Answer {
   conformance: string[];
 }
 
+/** An answer's rule list when it broke none: shared by every such answer, frozen (a list that gains a rule is a fresh array). */
+export const NO_RULES: string[] = Object.freeze([]) as unknown as string[];
+
 /** What the exchange knows of its HTTP side. */
 export interface PairFacts {
   /** The response's HTTP status. */
@@ -39,8 +42,6 @@ export interface Paired<C> {
    */
   batchOf: number;
 }
-
-const idKey = (id: string | number | null): string => (id === null ? 'null' : `${typeof id}:${String(id)}`);
 
 /**
  * Whether the answer failed the batch as a whole: no JSON-RPC answer at all with an HTTP error
@@ -73,19 +74,24 @@ export function pair<C extends { readonly call: RequestCall | null }>(calls: rea
     // The common case: one call, one reply with its id.
     answerOf[0] = answers[0] as Answer;
   } else if (answers.length > 0) {
-    // Calls by id, each list with a cursor to its first unanswered call.
-    const byKey = new Map<string, { list: number[]; next: number }>();
-    calls.forEach((c, i) => {
-      if (!c.call) return;
-      const k = idKey(c.call.id);
-      const entry = byKey.get(k);
-      if (entry) entry.list.push(i);
-      else byKey.set(k, { list: [i], next: 0 });
-    });
+    // Calls by id (a Map keys by SameValueZero: `1` and `"1"` differ, as JSON-RPC ids do; no key
+    // text is built per call): an id's only call as its index, or, for an id the batch repeats,
+    // its calls with a cursor to the first unanswered one.
+    const byId = new Map<string | number | null, number | { list: number[]; next: number }>();
+    for (let i = 0; i < calls.length; i++) {
+      const call = (calls[i] as C).call;
+      if (!call) continue;
+      const entry = byId.get(call.id);
+      if (entry === undefined) byId.set(call.id, i);
+      else if (typeof entry === 'number') byId.set(call.id, { list: [entry, i], next: 0 });
+      else entry.list.push(i);
+    }
     for (const a of answers) {
-      const entry = byKey.get(idKey(a.outcome.id));
+      const entry = byId.get(a.outcome.id);
       let target: number | undefined;
-      if (entry) {
+      if (typeof entry === 'number') {
+        if (answerOf[entry] === null) target = entry;
+      } else if (entry) {
         while (entry.next < entry.list.length && answerOf[entry.list[entry.next] as number] !== null) entry.next++;
         target = entry.list[entry.next];
       }
@@ -97,10 +103,11 @@ export function pair<C extends { readonly call: RequestCall | null }>(calls: rea
   }
   const unreadFailed = facts.status >= 400 && facts.post && answers.length === 0;
   const out: Paired<C>[] = [];
-  calls.forEach((c, i) => {
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i] as C;
     const answer = answerOf[i] as Answer | null;
     if (c.call !== null || answer !== null || unreadFailed) out.push({ slot: c, index: i, answer, batchOf: 0 });
-  });
+  }
   if (unreadFailed && calls.length === 0) out.push({ slot: null, index: 0, answer: null, batchOf: 0 });
   for (const e of extra) out.push(e);
   return out;

@@ -22,6 +22,7 @@ import type { RequestConventionFacts, ResponseConventionFacts } from '../genai-c
 import type { CallRecord, TriageCore } from '../internal-types.js';
 import { callKey, idempotencyKey } from './call-key.js';
 import { ERROR_ID_REUSED } from './error-id-memory.js';
+import { NO_RULES } from './pair.js';
 import type { Answer } from './pair.js';
 import type { Attempt } from './retry-tracker.js';
 import { boundedDomainCode, boundedStatusCode, errorTypeOf } from './telemetry-codes.js';
@@ -69,7 +70,6 @@ export type RecordContext = Pick<TriageCore, 'settings' | 'service' | 'serviceVe
 
 /** The flags of a call that is not tracked (past the cap): shared, never mutated. */
 const NO_FLAGS: RetryFlag[] = Object.freeze([]) as unknown as RetryFlag[];
-const NO_RULES: readonly string[] = Object.freeze([]);
 
 /** Violations with locations sanitised (a segment no schema names becomes `*`) and keywords bounded. */
 function boundedViolations(violations: readonly Violation[]): Violation[] {

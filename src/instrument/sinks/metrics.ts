@@ -255,14 +255,43 @@ export function recordCall(i: Instruments, r: CallRecord): void {
   }
 }
 
-/** The metric group of a call in a batch: everything its labels and recorded values depend on. */
+/** Whether two string lists hold the same items in the same order. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether two calls of a batch fall in one metric group: everything their labels and recorded values depend on is equal. */
+function sameGroup(a: CallRecord, b: CallRecord): boolean {
+  return (
+    a.method === b.method &&
+    a.protocol === b.protocol &&
+    a.skill === b.skill &&
+    a.attempt === b.attempt &&
+    a.durationS === b.durationS &&
+    a.errorType === b.errorType &&
+    a.statusCode === b.statusCode &&
+    a.errorCode === b.errorCode &&
+    a.retryable === b.retryable &&
+    sameList(a.flags, b.flags) &&
+    sameList(a.conformance, b.conformance)
+  );
+}
+
+/** Groups searched one by one before a batch's groups are keyed by text: most batches have a handful. */
+const FEW_GROUPS = 8;
+
+/** The metric group of a call in a batch as text, once a batch has more than {@link FEW_GROUPS} groups. */
 function groupKey(r: CallRecord): string {
-  return `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.attempt}\u0000${r.flags.join(',')}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${r.errorCode ?? ''}\u0000${String(r.retryable)}\u0000${r.conformance.join(',')}`;
+  return `${r.method}\u0000${r.protocol}\u0000${r.skill ?? ''}\u0000${r.attempt}\u0000${r.durationS}\u0000${r.flags.join(',')}\u0000${r.errorType ?? ''}\u0000${r.statusCode ?? ''}\u0000${r.errorCode ?? ''}\u0000${String(r.retryable)}\u0000${r.conformance.join(',')}`;
 }
 
 /**
  * The metrics sink: every call's duration and attempt, and for errors the counters. The calls of
- * a batch with identical labels and values are recorded once with their count.
+ * a batch with identical labels and values are recorded once with their count; grouping compares
+ * fields (no key text per call) while the batch has few groups.
  */
 export function metricsSink(core: TriageCore, x: ExchangeRecords): void {
   const instruments = core.instruments;
@@ -272,12 +301,24 @@ export function metricsSink(core: TriageCore, x: ExchangeRecords): void {
     recordCall(instruments, records[0] as CallRecord);
     return;
   }
-  const groups = new Map<string, CallRecord>();
+  const groups: CallRecord[] = [];
+  let keyed: Map<string, CallRecord> | null = null;
+  let last: CallRecord | null = null;
   for (const r of records) {
-    const key = groupKey(r);
-    const group = groups.get(key);
-    if (group) group.count++;
-    else groups.set(key, { ...r, count: 1 });
+    let group: CallRecord | undefined;
+    if (last !== null && sameGroup(last, r)) group = last;
+    else if (keyed === null) {
+      for (const g of groups) if (sameGroup(g, r)) group = g;
+      if (group === undefined && groups.length === FEW_GROUPS) keyed = new Map(groups.map((g) => [groupKey(g), g]));
+    }
+    if (group === undefined && keyed !== null) {
+      const key = groupKey(r);
+      group = keyed.get(key);
+      if (group === undefined) keyed.set(key, (group = { ...r, count: 0 }));
+      if (group.count === 0) groups.push(group);
+    } else if (group === undefined) groups.push((group = { ...r, count: 0 }));
+    group.count++;
+    last = group;
   }
-  for (const r of groups.values()) recordCall(instruments, r);
+  for (const r of groups) recordCall(instruments, r);
 }
