@@ -67,7 +67,10 @@ export function describeIssueState(row: IssueStateRow): string {
   if (row.state === 'open') return `open${by}`;
   if (row.state === 'resolved') {
     if (row.resolved_mode === 'version') return `resolved in ${row.resolved_in}${by}`;
-    if (row.resolved_mode === 'next_release') return `resolved in the next release (${row.resolved_in ? `after ${row.resolved_in}` : 'any version'})${by}`;
+    // With no version seen, only a row that names one regresses it (releases.ts `regresses`): rows
+    // without a version, all of a store whose dealer sets none, never do — say so, not "any version".
+    if (row.resolved_mode === 'next_release')
+      return `resolved in the next release (${row.resolved_in ? `after ${row.resolved_in}` : 'no version seen yet: only a row that names a version regresses it'})${by}`;
     return `resolved now${by}`;
   }
   const limits = [row.mute_until !== null ? `until ${formatUtcMinute(row.mute_until)}` : null, row.mute_count !== null ? `for ${row.mute_count} more errors` : null].filter(Boolean);

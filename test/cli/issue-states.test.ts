@@ -54,6 +54,15 @@ describe('aap-triage issues resolve|mute|reopen', () => {
     expect((await listed()).find((i) => i.key === second!.key)!.status).toBe('open');
   });
 
+  it('resolves in the next release where no row names a version: says only a versioned row regresses it', async () => {
+    const [, , third] = await listed();
+    const r = await run(['issues', 'resolve', third!.key, '--in-next-release']);
+    expect(r.code).toBe(0);
+    // The seeded rows carry no service_version, so the resolution has no base version (releases.ts).
+    expect(r.out.trim()).toBe(`issue ${third!.key}: resolved in the next release (no version seen yet: only a row that names a version regresses it) by oncall-alice`);
+    await run(['issues', 'reopen', third!.key]);
+  });
+
   it('keeps query words working beside the subcommands', async () => {
     const [first] = await listed();
     const r = await run(['issues', `issue:${first!.key}`, '--json', '--since', '2h']);
