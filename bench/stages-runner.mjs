@@ -5,9 +5,7 @@
 //
 // Recorded exchanges (`kind`): `success` (an AAP inventory.search answered), `aap-error` (an
 // AapError thrown in the handler that @a2a-js/sdk flattened to -32603, repaired into the AAP 2.0
-// envelope), `dmc12-error` (a DMC-12 result error), `batch` (ten DMC-12 calls, four of them errors),
-// `big-batch` (10 000 DMC-12 calls, every one an error, as bench/batch-errors.bench.mjs sends: past
-// the per-exchange audit cap the calls are counted, not audited; run it with a small n, e.g. 3).
+// envelope), `dmc12-error` (a DMC-12 result error), `batch` (ten DMC-12 calls, four of them errors).
 // Every iteration is a distinct call (its own parameter value and id), as a server sees them.
 //
 // Stages, each run over n exchanges in one window: `complete` (scan, parse, classify and repair
@@ -33,9 +31,7 @@ import { LoggerProvider, BatchLogRecordProcessor } from '@opentelemetry/sdk-logs
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { pino } from 'pino';
 
-const KINDS = ['success', 'aap-error', 'dmc12-error', 'batch', 'big-batch'];
-/** Calls of a `big-batch` exchange. */
-const BIG_BATCH = 10_000;
+const KINDS = ['success', 'aap-error', 'dmc12-error', 'batch'];
 /** `none` runs an empty loop: the window's own cost (the handshake, the loop), which the driver subtracts. */
 const STAGES = ['none', 'complete', 'pair', 'record', 'span', 'metrics', 'log', 'traffic', 'audit'];
 const argv = process.argv.slice(2);
@@ -65,7 +61,7 @@ const { createCore } = await import('../dist/instrument/core.js');
 const { completeBody } = await import('../dist/instrument/exchange/complete.js');
 const { pair } = await import('../dist/instrument/exchange/pair.js');
 const { record } = await import('../dist/instrument/exchange/record.js');
-const { callStates, countCapped } = await import('../dist/instrument/exchange/exchange-utils.js');
+const { callStates } = await import('../dist/instrument/exchange/exchange-utils.js');
 const { SINKS } = await import('../dist/instrument/sinks/index.js');
 const { ExchangeErrors } = await import('../dist/instrument/taps/aap-error-hook.js');
 const { openAuditSink, createPseudonymizer } = await import('../dist/audit/index.js');
@@ -77,14 +73,10 @@ const auditSink = openAuditSink({ path: join(dir, 'audit.db'), service: 'bench-d
 const settings = checkOptions({
   serviceName: 'bench-dealer',
   auditSink,
-  // As bench/batch-errors.bench.mjs: a big batch's body (about 3 MB) is observed whole.
-  maxBodyBytes: 16 * 1024 * 1024,
   pseudonymizer: createPseudonymizer('bench-secret-0123456789abcdef0123456789'),
   logger: pino(pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })),
 });
 const { core } = createCore(settings, { tracerProvider, meterProvider });
-/** The per-exchange audit cap: calls past it are counted, not audited. */
-const CAP = settings.maxAuditedCallsPerExchange;
 const tracer = tracerProvider.getTracer('bench-http');
 const sinks = new Map(SINKS.map(([k, s]) => [k === 'audit-write' ? 'audit' : k, s]));
 const EXTENSION = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
@@ -109,10 +101,6 @@ function exchange(i) {
     }
     case 'dmc12-error':
       return { body: toolsCall(i, { vin: `1HGCM82633A${String(i).padStart(6, '0')}` }), text: JSON.stringify(dmcError(i)), errors: null, status: 200 };
-    case 'big-batch': {
-      const ids = Array.from({ length: BIG_BATCH }, (_, k) => i * BIG_BATCH + k);
-      return { body: ids.map((id) => toolsCall(id, { vin: `1HGCM82633A${String(id % 1_000_000).padStart(6, '0')}` })), text: JSON.stringify(ids.map(dmcError)), errors: null, status: 200 };
-    }
     default: {
       const ids = Array.from({ length: 10 }, (_, k) => i * 10 + k);
       return { body: ids.map((id) => toolsCall(id, { vin: `1HGCM82633A${String(id).padStart(6, '0')}` })), text: JSON.stringify(ids.map((id, k) => (k % 5 < 2 ? dmcError(id) : dmcOk(id)))), errors: null, status: 200 };
@@ -124,8 +112,8 @@ function exchange(i) {
 function prepare(from) {
   return Array.from({ length: N }, (_, k) => {
     const x = exchange(from + k);
-    const { calls, byId } = callStates(x.body, settings.knownMethods, !Array.isArray(x.body));
-    return { ...x, calls, byId, answers: [], paired: null, records: null, capped: null, spans: null };
+    const { calls } = callStates(x.body, settings.knownMethods, !Array.isArray(x.body));
+    return { ...x, calls, answers: [], paired: null, records: null, spans: null };
   });
 }
 
@@ -140,11 +128,7 @@ const RUN = {
   },
   complete(set) {
     for (const x of set) x.answers = [];
-    for (const x of set) {
-      // A big batch finds a reply's call by id as the exchange does (a map); the small kinds keep the search their earlier figures were taken with.
-      const callOf = x.calls.length > 10 ? (id) => x.byId.get(id) ?? x.calls[0] : (id) => x.calls.find((c) => c.call.id === id) ?? x.calls[0];
-      completeBody(x.text, settings.maxBodyBytes, ctxFor(x), (id) => { const c = callOf(id); return { call: c.call, traceId: null, audited: c.index < CAP }; }, x.answers);
-    }
+    for (const x of set) completeBody(x.text, settings.maxBodyBytes, ctxFor(x), (id) => ({ call: (x.calls.find((c) => c.call.id === id) ?? x.calls[0]).call, traceId: null, audited: true }), x.answers);
   },
   pair(set) {
     for (const x of set) x.paired = pair(x.calls, x.answers, { status: x.status, batch: x.calls.length > 1, post: true });
@@ -153,17 +137,13 @@ const RUN = {
     for (const x of set) {
       const f = facts(x);
       x.records = x.paired.map((p, k) => record({ call: p.slot?.call ?? null, method: p.slot?.method ?? '_OTHER', index: p.index, answer: p.answer, batchOf: p.batchOf, span: x.spans[k] ?? null, endsSpan: true, traceId: null, spanId: null }, f, core));
-      // The errors past the audit cap, counted as the exchange counts them (its gap row and line).
-      let capped = null;
-      for (const r of x.records) if (!r.audited && r.errorType !== null) capped = countCapped(capped, r.endedAt);
-      x.capped = capped;
     }
   },
 };
 for (const name of ['span', 'metrics', 'log', 'traffic', 'audit']) {
   const sink = sinks.get(name);
   RUN[name] = (set) => {
-    for (const x of set) sink(core, { records: x.records, capped: x.capped, traceId: null });
+    for (const x of set) sink(core, { records: x.records, capped: null, traceId: null });
   };
 }
 
@@ -176,8 +156,7 @@ async function runStage(stage, set) {
 const WARM_PASSES = 5;
 const warmSet = prepare(1_000_000);
 const measuredSet = prepare(2_000_000);
-// Only calls within the audit cap get a span, as in the exchange.
-for (const x of [...warmSet, ...measuredSet]) x.spans = x.calls.map((c) => (c.index < CAP ? tracer.startSpan('POST') : null));
+for (const x of [...warmSet, ...measuredSet]) x.spans = x.calls.map(() => tracer.startSpan('POST'));
 
 if (timed) {
   for (const stage of STAGES) {

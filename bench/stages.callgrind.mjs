@@ -11,9 +11,8 @@
 // of collecting outputs this bench keeps alive and a server would drop (`--no-flush-bytecode`:
 // the collections would otherwise drop the bytecode of stages idle since their warm-up). Prints instructions per exchange on the
 // event-loop thread and on all threads (the audit stage's window includes the writer thread's
-// commit). A run of the four kinds at n = 2000 takes a few minutes; `--kind=big-batch` (one
-// exchange of 10 000 DMC-12 errors, as bench/batch-errors.bench.mjs sends) wants a small n, e.g. 3.
-//   npm run build && node bench/stages.callgrind.mjs [n=2000] [--kind=success|aap-error|dmc12-error|batch|big-batch]
+// commit). A run of the four kinds at n = 2000 takes a few minutes.
+//   npm run build && node bench/stages.callgrind.mjs [n=2000] [--kind=success|aap-error|dmc12-error|batch]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,8 +21,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const USAGE = 'usage: node bench/stages.callgrind.mjs [n=2000] [--kind=success|aap-error|dmc12-error|batch|big-batch]';
-const KINDS = ['success', 'aap-error', 'dmc12-error', 'batch', 'big-batch'];
+const USAGE = 'usage: node bench/stages.callgrind.mjs [n=2000] [--kind=success|aap-error|dmc12-error|batch]';
+const KINDS = ['success', 'aap-error', 'dmc12-error', 'batch'];
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
   console.log(USAGE);
@@ -99,8 +98,7 @@ async function measureKind(kind) {
 console.log(`# instrumentation stages, instructions per exchange (callgrind, node --predictable)  ${new Date().toISOString()}`);
 console.log(`node ${process.version}; ${N} warm-up exchanges, then ${N} counted exchanges per stage; k = 1000 instructions`);
 console.log(`${'exchange'.padEnd(12)} ${'stage'.padEnd(9)} ${'event loop'.padStart(11)} ${'all threads'.padStart(12)}`);
-// `big-batch` (10 000 calls an exchange) runs only when asked for, with a small n.
-for (const kind of KINDS.filter((k) => (only ? k === only : k !== 'big-batch'))) {
+for (const kind of KINDS.filter((k) => !only || k === only)) {
   const out = await measureKind(kind);
   // The empty window (handshake, loop) is subtracted from every stage.
   const none = out.none ?? { loop: 0, all: 0 };
