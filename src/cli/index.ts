@@ -37,7 +37,7 @@ export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<num
     await program.parseAsync(argv);
     return ctx.exitCode;
   } catch (caught) {
-    const error = toUsage(caught);
+    const error = toUsage(caught, ctx.invocation);
     if (error instanceof CommanderError) {
       // commander has already printed its one line through outputError (or the help text).
       return commanderExitCode(error);

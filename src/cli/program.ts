@@ -61,7 +61,7 @@ export function buildProgram(ctx: CommandContext, modules: readonly CommandModul
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
-      outputError: (s, write) => write(`aap-triage: ${s.replace(/^error:\s*/i, '').trim()} — see aap-triage --help\n`),
+      outputError: (s, write) => write(`aap-triage: ${s.replace(/^error:\s*/i, '').trim()} — see ${ctx.invocation} --help\n`),
     });
   for (const m of modules) m.register(program, ctx);
   for (const c of program.commands) {
@@ -72,11 +72,11 @@ export function buildProgram(ctx: CommandContext, modules: readonly CommandModul
     const [command, topic] = program.args;
     if (command === 'help') {
       const sub = program.commands.find((c) => c.name() === topic);
-      if (topic !== undefined && !sub) throw new CliError(`unknown command '${topic}'`, 'see aap-triage --help', EXIT.USAGE);
+      if (topic !== undefined && !sub) throw new CliError(`unknown command '${topic}'`, `see ${ctx.invocation} --help`, EXIT.USAGE);
       (sub ?? program).outputHelp();
       return;
     }
-    if (command !== undefined) throw new CliError(`unknown command '${command}'`, 'see aap-triage --help', EXIT.USAGE);
+    if (command !== undefined) throw new CliError(`unknown command '${command}'`, `see ${ctx.invocation} --help`, EXIT.USAGE);
     program.outputHelp();
   });
   return program;

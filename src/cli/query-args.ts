@@ -6,26 +6,21 @@ import { CliError, EXIT, type CommandContext } from './context.js';
  * Parses the words of a command line as one query: the words joined by spaces, so
  * `search 'code:RATE_LIMITED protocol:dmc12'` (one quoted argument) means exactly what the same
  * words unquoted mean (issue #17), as in the TUI's filter. A value with a space inside needs
- * double quotes the shell passes on (`'skill:"lead submit"'`). A bad query is a usage error
- * naming the token.
+ * double quotes the shell passes on (`'skill:"lead submit"'`). @throws QuerySyntaxError, which
+ * `main` turns into a usage error naming the token (`toUsage`).
  */
 export function queryFromWords(words: readonly string[]): Query {
-  return parseQueryOrExit(words.join(' '));
+  return parseQuery(words.join(' '));
 }
 
-/** `parseQuery` with a `QuerySyntaxError` turned into an exit-2 `CliError`. */
-export function parseQueryOrExit(text: string): Query {
-  try {
-    return parseQuery(text);
-  } catch (error) {
-    throw toUsage(error);
-  }
-}
-
-/** Maps a `QuerySyntaxError` to an exit-2 `CliError`; anything else passes through. */
-export function toUsage(error: unknown): unknown {
+/**
+ * Maps a `QuerySyntaxError` to an exit-2 `CliError` whose hint runs where the user stands
+ * (`invocation`: how this process was started, src/cli/invocation.ts; issue 28); anything else
+ * passes through.
+ */
+export function toUsage(error: unknown, invocation: string): unknown {
   if (error instanceof QuerySyntaxError) {
-    return new CliError(`bad query token '${error.token}': ${error.reason}`, "see 'aap-triage search --help' for the query language", EXIT.USAGE);
+    return new CliError(`bad query token '${error.token}': ${error.reason}`, `see ${invocation} search --help for the query language`, EXIT.USAGE);
   }
   return error;
 }

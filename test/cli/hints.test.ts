@@ -101,6 +101,24 @@ describe('every printed hint runs from another folder', () => {
     expect(ran.length).toBeGreaterThanOrEqual(12);
   }, 120_000);
 
+  it("the usage errors' hints (unknown command, bad arguments, bad query token) run as printed from another folder", () => {
+    const env = bareEnv();
+    const cases: [string[], RegExp][] = [
+      [['no-such-command'], /^aap-triage: unknown command 'no-such-command' — see (.+)$/],
+      [['storms', 'extra'], /^aap-triage: too many arguments for 'storms'\. .* — see (.+)$/],
+      [['search', '--db', db, 'bogus:x'], /^aap-triage: bad query token 'bogus:x': .* — see (.+) for the query language$/],
+    ];
+    for (const [args, shape] of cases) {
+      const r = run(args, env, elsewhere);
+      expect(r.code, r.err).toBe(2);
+      const hint = shape.exec(r.err.trim())?.[1] ?? '';
+      expect(hint, r.err).toMatch(new RegExp(`^node ${LAUNCHER} (search )?--help$`));
+      const help = sh(hint, env, elsewhere);
+      expect(help.code, `${hint}\n${help.err}`).toBe(0);
+      expect(help.out).toMatch(/^Usage: aap-triage /);
+    }
+  });
+
   it('says aap-triage when the launcher is installed on PATH, and those hints run', () => {
     const bin = join(dir, 'installed-bin');
     mkdirSync(bin);

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { EXTENSION_URI_ENV, TRACE_URL_ENV, buildIncidentEml, extensionUriProblem, draftIncident, parseStormId, traceUrlProblem, type DraftSource } from '../../triage/index.js';
+import { EXTENSION_URI_ENV, TRACE_URL_ENV, buildIncidentEml, extensionUriProblem, draftIncident, parseQuery, parseStormId, traceUrlProblem, type DraftSource } from '../../triage/index.js';
 import { DEFAULT_WINDOW_MS, CliError, EXIT, type CommandContext } from '../context.js';
 import { openDb } from '../open-db.js';
 import { DEFAULT_FROM } from '../../incident/address.js';
-import { parseQueryOrExit, pseudonymizerFor } from '../query-args.js';
+import { pseudonymizerFor } from '../query-args.js';
 import { writeOutFile } from '../../incident/write-out.js';
 import { AddressError, formatMailbox, parseOneAddress } from '../../triage/index.js';
 
@@ -44,7 +44,7 @@ export async function draft(ctx: CommandContext, ids: string[], cmd: Command): P
     if (!parseStormId(id)) throw new CliError(`'${id}' is not a storm id`, `storm ids look like storm-20261130T0142Z-1a2b3c4d (see ${ctx.commandLine(cmd, 'storms')})`, EXIT.USAGE);
     source = { kind: 'storm', id };
   } else if (g['query'] !== undefined) {
-    const query = parseQueryOrExit(String(g['query']));
+    const query = parseQuery(String(g['query']));
     pseudonymizer = pseudonymizerFor(ctx, cmd, query);
     source = { kind: 'query', query, window: ctx.window(cmd, DEFAULT_WINDOW_MS) };
   } else {

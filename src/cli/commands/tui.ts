@@ -56,7 +56,7 @@ export const tuiCommand: CommandModule = {
       .action(async (words: string[], opts: { storms?: boolean }, cmd: Command) => {
         const explicit = cmd.parent?.args[0] === 'tui';
         if (!explicit) {
-          if (words.length > 0) throw new CliError(`unknown command '${words[0]}'`, 'see aap-triage --help', EXIT.USAGE);
+          if (words.length > 0) throw new CliError(`unknown command '${words[0]}'`, `see ${ctx.invocation} --help`, EXIT.USAGE);
           const { interactiveProblem } = await import('../../tui/interactive.js');
           if (interactiveProblem(process.stdin, process.stdout, ctx.io.env) !== null) {
             program.outputHelp();
