@@ -80,9 +80,18 @@ export interface AskedRule {
  */
 function should(b: CodeBreakdown, action: string | null, cap: number, asked: AskedRule): string {
   let retryRule: string;
+  let specAction = action;
   if (b.retryable === false) retryRule = action && /retry/i.test(action) ? '' : 'Do not retry the same request as it is: it will fail identically.';
   else if (b.retryable === true) {
-    const said = action ?? '';
+    // A clause of the spec's action that says how to retry (back off, retry_after_ms) is left to
+    // the requested action when one asks for part of it; the rest of the action stays (AAP's
+    // "…; if it persists, surface to the operator with error_id.").
+    const anyAsked = asked.backoff || asked.hint;
+    const clauses = (action ?? '').replace(/\.$/, '').split(/;\s*/).filter(Boolean);
+    const kept = anyAsked ? clauses.filter((c) => !/back ?off|retry_after/i.test(c)) : clauses;
+    const keptText = kept.join('; ');
+    specAction = keptText ? `${keptText[0]?.toUpperCase()}${keptText.slice(1)}.` : null;
+    const said = specAction ?? '';
     const backoffSaid = /back ?off/i.test(said);
     // The code table's action may carry the schedule itself (DMC-12's RATE_LIMITED row): then only the cap is added.
     const scheduleSaid = said.includes(BACKOFF_SCHEDULE);
@@ -102,7 +111,7 @@ function should(b: CodeBreakdown, action: string | null, cap: number, asked: Ask
     retryRule = text ? `${text[0]?.toUpperCase()}${text.slice(1)}.` : '';
     if (asked.hint || asked.backoff) retryRule = `${retryRule} (How to retry: the requested action below.)`.trim();
   } else retryRule = 'The envelope did not say whether it is retryable; treat it as not retryable.';
-  return [action, retryRule].filter(Boolean).join(' ');
+  return [specAction, retryRule].filter(Boolean).join(' ');
 }
 
 /** Per code, the parts of the retry rule the requested actions already ask for. */
