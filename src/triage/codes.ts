@@ -41,3 +41,12 @@ export function retryableFault(protocol: string, code: string, retryable: boolea
   if (/^HTTP_5\d\d$/.test(code)) return true;
   return codeInfoFor(protocol, code)?.retryable === true;
 }
+
+/**
+ * The retryable dealer faults among `codes` (`retryableFault`): what a dealer-side episode is named
+ * by (docs/storms.md). All of `codes` when none is one, so nothing is hidden.
+ */
+export function causingFaults<T extends { protocol: string; code: string; retryable: boolean | null }>(codes: readonly T[]): T[] {
+  const faults = codes.filter((c) => retryableFault(c.protocol, c.code, c.retryable));
+  return faults.length ? faults : [...codes];
+}

@@ -6,6 +6,7 @@
  */
 import { renderDocumentMarkdown, renderDocumentText, type IncidentDocument } from '../incident/index.js';
 import { NO_CREDENTIAL, shortClient as shortClientId } from './clients.js';
+import { causingFaults } from './codes.js';
 import { percent } from './draft-advice.js';
 import type { IncidentFacts } from './draft-facts.js';
 import { traceLink } from './trace-link.js';
@@ -26,7 +27,9 @@ const distinct = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
 /** The subject line of a draft. */
 export function incidentSubject(f: IncidentFacts): string {
   // A code is one entry per protocol in the breakdown; the subject names each once.
-  const codes = distinct(f.summary.codes.map((c) => c.code)).slice(0, 2).join(', ');
+  // A dealer-side episode is named by the faults that caused it.
+  const named = f.kind === 'storm' && f.cause === 'dealer' ? causingFaults(f.summary.codes) : f.summary.codes;
+  const codes = distinct(named.map((c) => c.code)).slice(0, 2).join(', ');
   const skills = f.skills.length ? distinct(f.skills).slice(0, 3).join(', ') : 'no skill';
   if (f.kind === 'storm') {
     const client = f.clients[0] ?? '';

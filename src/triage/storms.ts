@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RetryFlag } from '../protocol/error-event.js';
 import type { Db } from './rows.js';
-import { retryableFault } from './codes.js';
+import { causingFaults, retryableFault } from './codes.js';
 import { BUYER_CALLS_SQL } from './compile.js';
 import { detectStorms, STORM_DEFAULTS, stormCause, summariseStorm, type CausePoint, type DetectedStorm, type StormCause, type StormMinute, type StormThresholds } from './storm-detect.js';
 import { summarizeErrors, type CodeBreakdown, type Evidence } from './summary.js';
@@ -194,7 +194,9 @@ async function enrich(db: Db, detected: DetectedStorm, th: StormThresholds, incl
     cause,
     ...d,
     errors: Math.max(d.errors, s.errors),
-    codes: s.codes,
+    // A dealer-side episode's codes are the faults that caused it (docs/storms.md), not the
+    // client's other, non-retryable one-offs inside the same minutes.
+    codes: cause === 'dealer' ? causingFaults(s.codes) : s.codes,
     flags: s.flags,
     overAttemptCap: s.overAttemptCap,
     overBudget: d.retryRatio > th.clientBudget,

@@ -6,10 +6,13 @@
 
 /**
  * The one line printed when the UI cannot run; names the `--json` twin of each view (Issues,
- * Errors, Detail, Storms, Draft, in that order), each runnable as printed with `invocation` (how the user starts aap-triage, src/cli/invocation.ts).
+ * Errors, Detail, Storms, Draft, in that order), each runnable as printed: `line` makes the
+ * command line of a twin the way the user started aap-triage, with the `--db` / `--since` they
+ * gave (`CommandContext.commandLine`, src/cli/invocation.ts); `<error_id>` and `<query>` are
+ * the two values only the user can fill in.
  */
-export function notInteractiveMessage(invocation = 'aap-triage'): string {
-  const twins = ['issues --json', 'search --json', 'show <error_id> --json', 'storms --json', 'draft --format md'].map((c) => `${invocation} ${c}`);
+export function notInteractiveMessage(line: (rest: string) => string = (rest) => `aap-triage ${rest}`): string {
+  const twins = ['issues --json', 'search --json', 'show <error_id> --json', 'storms --json', 'draft --query <query> --format md'].map(line);
   return `aap-triage: the terminal UI needs an interactive terminal (stdin and stdout a TTY, CI unset); use the --json commands instead: ${twins.join(', ')}`;
 }
 

@@ -97,6 +97,9 @@ const SCENARIOS: Record<string, Scenario> = {
   policy: { client: client('policy'), answer: faulty(UPSTREAM), next: onPolicy },
   // RATE_LIMITED with retry_after_ms honoured (the policy waits for it): also the dealer's.
   honoured: { client: client('honoured'), answer: faulty(LIMITED), next: onPolicy },
+  // The same policy-conform retries, with a non-retryable one-off now and then (not retried): the
+  // episode is still the dealer's and is named by its fault only.
+  oneOffs: { client: client('oneOffs'), answer: (n, attempt) => (n % 7 === 1 && attempt === 1 ? SCHEMA : faulty(UPSTREAM)(n, attempt)), next: onPolicy },
   // Retries a non-retryable answer with the policy's delays: retried_non_retryable.
   nonRetryable: { client: client('nonretry'), answer: faulty(SCHEMA), next: (a, ans) => (ans && a < 3 ? 2_000 : null) },
   // Retries RATE_LIMITED after 1.5 s although the dealer asked for 5 s: ignored_retry_after.
@@ -134,14 +137,14 @@ describe.each(STORE_KINDS)('storm cause on constructed traffic (%s store)', (kin
   });
 
   it('calls policy-conform retries of a retryable fault a dealer-side episode (cause dealer), with the codes that caused it', () => {
-    for (const name of ['policy', 'honoured'] as const) {
+    for (const name of ['policy', 'honoured', 'oneOffs'] as const) {
       const eps = byClient(SCENARIOS[name]!.client);
       expect(eps.length, name).toBeGreaterThan(0);
       for (const e of eps) {
         expect(e.cause, name).toBe('dealer');
         expect(Object.values(e.flags).every((n) => n === 0), name).toBe(true);
         expect(e.overAttemptCap).toBe(0);
-        expect(e.codes.map((c) => c.code)).toEqual([name === 'policy' ? 'UPSTREAM_UNAVAILABLE' : 'RATE_LIMITED']);
+        expect(e.codes.map((c) => c.code), name).toEqual([name === 'honoured' ? 'RATE_LIMITED' : 'UPSTREAM_UNAVAILABLE']);
       }
     }
   });

@@ -15,8 +15,11 @@ import { haveTmux, killTmuxServer, TmuxSession } from './helpers/tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'bin/aap-triage.js');
-/** The refusal as the CLI prints it: its hints name the program the way it was started (issue 28). */
-const NOT_INTERACTIVE_MESSAGE = notInteractiveMessage(invocationOf(CLI, process.env));
+/**
+ * The refusal as the CLI prints it for `tui --db <db>`: its hints name the program the way it
+ * was started and carry the `--db` given, so each runs as printed (issue 28).
+ */
+const refusal = (db: string): string => notInteractiveMessage((rest) => `${invocationOf(CLI, process.env)} --db ${db} ${rest}`);
 const tmux = haveTmux();
 
 let dir: string;
@@ -107,7 +110,7 @@ describe.skipIf(!tmux)('terminal UI in tmux', () => {
       expect(screen, name).toContain('EXIT=2');
       // tmux wraps the line at the pane's width and drops a space that falls at a wrap, so compare without white space.
       const text = screen.replace(/\s+/g, '');
-      expect(text, name).toContain(NOT_INTERACTIVE_MESSAGE.replace(/\s+/g, ''));
+      expect(text, name).toContain(refusal(db).replace(/\s+/g, ''));
       expect(screen, name).not.toMatch(/Raw mode|setRawMode|\s+at \S+ \(/);
     }
   });
@@ -159,7 +162,7 @@ describe('terminal UI without a terminal', () => {
         timeout: 15_000,
       });
       expect(r.status).toBe(2);
-      expect(r.stderr).toBe(NOT_INTERACTIVE_MESSAGE + '\n');
+      expect(r.stderr).toBe(refusal(db) + '\n');
       expect(r.stdout).toBe('');
     });
   }

@@ -14,7 +14,7 @@ export async function runTuiFromCli(cmd: Command, ctx: CommandContext, extra: { 
   const { runTui, interactiveProblem, notInteractiveMessage } = await import('../../tui/index.js');
   // Refuse before touching the database or the key, so a pipe gets the one line and exit 2.
   if (interactiveProblem(process.stdin, process.stdout, ctx.io.env) !== null) {
-    ctx.io.stderr.write(notInteractiveMessage(ctx.invocation) + '\n');
+    ctx.io.stderr.write(notInteractiveMessage((rest) => ctx.commandLine(cmd, rest)) + '\n');
     ctx.exitCode = EXIT.USAGE;
     return;
   }
