@@ -14,7 +14,7 @@ export const ALERTS_CONFIG = Object.freeze({
    */
   selector: 'job!=""',
   /**
-   * Codes of retryable server faults (DESIGN §6): the dealer's own failures, as the
+   * Codes of retryable server faults (docs/storms.md): the dealer's own failures, as the
    * `aap_error_code` label spells them (a bare JSON-RPC internal error is "-32603").
    */
   serverFaultCodes: ['INTERNAL_ERROR', 'UPSTREAM_UNAVAILABLE', '-32603'],
@@ -48,7 +48,7 @@ export const ALERTS_CONFIG = Object.freeze({
   auditQueue: { queueLimit: 10_000, fraction: 0.8, for: '5m' },
   /**
    * AapTriageRetryAmplificationHigh: calls ÷ first attempts per service, the amplification storm
-   * rule of DESIGN §6. @default 1.5 for 2m
+   * rule of docs/storms.md. @default 1.5 for 2m
    */
   amplification: { threshold: 1.5, for: '2m' },
   /**

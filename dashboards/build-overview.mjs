@@ -128,7 +128,7 @@ y += 8;
 panels.push(row('Retries', y)); y += 1;
 panels.push(ts({
   title: 'Retry ratio', unit: 'percentunit', gridPos: { h: 8, w: 8, x: 0, y }, max: 1,
-  description: 'Share of calls that were retries of an earlier call (attempt 2 or later: same client and request fingerprint, or same idempotency key, within the retry window). The dashed lines are the retry budgets of DESIGN §6: 10 % (Google SRE) and 20 % (Envoy, Finagle; the storm threshold). Red: a retry storm is likely; run `aap-triage storms` to find the client and `aap-triage incident` to draft the email.',
+  description: 'Share of calls that were retries of an earlier call (attempt 2 or later: same client and request fingerprint, or same idempotency key, within the retry window). The dashed lines are the retry budgets of the storm rule: 10 % (Google SRE) and 20 % (Envoy, Finagle; the storm threshold). Red: a retry storm is likely; run `aap-triage storms` to find the client and `aap-triage incident` to draft the email.',
   thresholds: steps(['green', null], ['orange', 0.1], ['red', 0.2]),
   // From the attempts histogram, not aap_server_retries_total: that counter adds once per flag,
   // so a retry with two flags would count twice.
@@ -136,7 +136,7 @@ panels.push(ts({
 }));
 panels.push(ts({
   title: 'Amplification (attempts per distinct request)', unit: 'none', decimals: 2, gridPos: { h: 8, w: 8, x: 8, y }, min: 1,
-  description: 'Calls divided by first attempts: how many times, on average, each distinct request reached the server. 1.0 means no retries. Red (1.5 or more for two minutes) is the amplification storm rule of DESIGN §6: clients are multiplying load, typically retrying without backoff after RATE_LIMITED or UPSTREAM_UNAVAILABLE. Run `aap-triage storms` and check the clients\' backoff.',
+  description: 'Calls divided by first attempts: how many times, on average, each distinct request reached the server. 1.0 means no retries. Red (1.5 or more for two minutes) is the amplification storm rule: clients are multiplying load, typically retrying without backoff after RATE_LIMITED or UPSTREAM_UNAVAILABLE. Run `aap-triage storms` and check the clients\' backoff.',
   thresholds: steps(['green', null], ['orange', 1.2], ['red', ALERTS_CONFIG.amplification.threshold]),
   targets: [[`sum(rate(aap_server_request_attempts_count{${CALL}}[${RI}])) / sum(rate(aap_server_request_attempts_bucket{${CALL}, ${LE_FIRST}}[${RI}]))`, 'attempts per request']],
 }));

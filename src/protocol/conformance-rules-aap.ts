@@ -150,7 +150,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.schema-released',
     level: 'MUST',
-    source: `${MUSTS}; the released form's schema (AAP_ERROR_RELEASED_SCHEMA, after reference/aap-schemas/v1.3/error.schema.json)`,
+    source: `${MUSTS}; the released form's schema (AAP_ERROR_RELEASED_SCHEMA, after the AAP v1.3 error schema https://autoagentprotocol.org/v1.3/schemas/error.schema.json)`,
     quote: 'Dealer agents MUST return skill-level errors using this schema (typed aap.error payload), not free-text messages.',
     check: (v) => {
       if (v.aapForm !== 'released' || !v.payload) return null;
@@ -161,7 +161,7 @@ export const AAP_RULES: readonly ConformanceRule[] = [
   {
     id: 'aap.schema-v2',
     level: 'MUST',
-    source: `${MUSTS}; the 2.0 schemas (AAP_ERROR_DATA_2_0_SCHEMA, after reference/aap-schemas/latest-2.0-draft/error.schema.json)`,
+    source: `${MUSTS}; the 2.0 schemas (AAP_ERROR_DATA_2_0_SCHEMA, after the AAP 2.0 draft's error schema)`,
     quote: 'Dealer agents MUST return skill-level errors using this schema (typed aap.error payload), not free-text messages.',
     check: (v) => {
       if (v.aapForm !== '2.0' || !v.dataArray) return null;

@@ -26,7 +26,7 @@ export const DMC12_RULES: readonly ConformanceRule[] = [
   {
     id: 'dmc12.legacy-matches-code',
     level: 'MUST',
-    source: `${TAXONOMY}; the pairs of reference/dmc12-error-examples.json (DMC12_DOCUMENTED_LEGACY_PAIRS)`,
+    source: `${TAXONOMY}; the pairs of the examples of DMC-12's error schema https://dmc12.ai/schemas/error.json (DMC12_DOCUMENTED_LEGACY_PAIRS)`,
     quote: 'layered over the legacy error string, which is preserved byte-identically.',
     check: (v) => {
       const legacy = own(v.dmc12, 'error');
@@ -63,7 +63,7 @@ export const DMC12_RULES: readonly ConformanceRule[] = [
   {
     id: 'dmc12.retryable-boolean',
     level: 'MUST',
-    source: `${DMC}, "Retry strategy"; reference/dmc12-error.schema.json (retryable: boolean)`,
+    source: `${DMC}, "Retry strategy"; DMC-12's error schema https://dmc12.ai/schemas/error.json (retryable: boolean)`,
     quote: 'Retry only when retryable === true',
     check: (v) =>
       v.dmc12 && Object.hasOwn(v.dmc12, 'retryable') && typeof own(v.dmc12, 'retryable') !== 'boolean'

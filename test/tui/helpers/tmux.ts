@@ -3,6 +3,8 @@
  * with `send-keys`, the screen read with `capture-pane`. Every wait polls with a timeout.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** True when a `tmux` binary runs here. */
@@ -83,7 +85,12 @@ export class TmuxSession {
   }
 }
 
-/** Kills this test's private tmux server; never throws. */
+/**
+ * Kills this test's private tmux server and removes its socket, which tmux leaves in
+ * `$TMUX_TMPDIR/tmux-<uid>/` (default /tmp) after the server exits; never throws.
+ */
 export function killTmuxServer(): void {
-  spawnSync('tmux', ['-L', `aap-tui-test-${process.pid}`, 'kill-server']);
+  const name = `aap-tui-test-${process.pid}`;
+  spawnSync('tmux', ['-L', name, 'kill-server']);
+  rmSync(join(process.env['TMUX_TMPDIR'] || '/tmp', `tmux-${process.getuid?.() ?? 0}`, name), { force: true });
 }
