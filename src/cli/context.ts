@@ -135,11 +135,14 @@ export class CommandContext {
 
   /**
    * The database path: `--db`, else `AAP_TRIAGE_DB`, else `./aap-triage.db`.
-   * @throws CliError exit 2 for a URL that cannot name a store (`pg://…`, a port that is not a
-   *   number, an unknown sslmode), in one line without the password, naming where it came from.
+   * @throws CliError exit 2 for an empty `--db`, and for a URL that cannot name a store (`pg://…`,
+   *   a port that is not a number, an unknown sslmode), in one line without the password, naming
+   *   where it came from.
    */
   dbPath(cmd: Command): string {
     const given = this.globals(cmd).db;
+    // An empty --db (an unset shell variable, `--db ""`) would name the current folder.
+    if (given !== undefined && given.trim() === '') throw new CliError('--db is empty: give a SQLite file path or a postgres:// URL', null, EXIT.USAGE);
     const path = resolveDbPath(given, this.io.env);
     const problem = dbTargetProblem(path);
     if (problem !== null) throw new CliError(`${given !== undefined ? '--db' : 'AAP_TRIAGE_DB'} ${problem}`, null, EXIT.USAGE);

@@ -63,7 +63,7 @@ function summaryParagraph(f: IncidentFacts): string {
 function impactLines(f: IncidentFacts): [string, string][] {
   return [
     ['Window (UTC)', `${utc(f.window.since)} to ${utc(f.window.until)}`],
-    ['Client', f.clients.map((c) => clientProse(c, f)).join(', ')],
+    [f.clients.length > 1 ? 'Clients' : 'Client', f.clients.map((c) => clientProse(c, f)).join(', ')],
     ['Services', f.services.join(', ')],
     ['Skills', f.skills.join(', ') || '(none)'],
     ['Requests', f.requests === null ? 'n/a (no traffic counters)' : String(f.requests)],

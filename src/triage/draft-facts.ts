@@ -153,7 +153,7 @@ export async function buildIncident(db: Db, source: DraftSource, options: DraftO
   ) as Record<RetryFlag, string[]>;
   const dealerSide = storm?.cause === 'dealer';
   const actions = dealerSide ? dealerActions(summary) : requestedActions(traced, summary, retryRatio, th, options.extensionUri);
-  const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${summary.codes.map((c) => c.code).slice(0, 3).join(', ')})` }];
+  const timeline: { at: number; text: string }[] = [{ at: summary.first, text: `first error (${[...new Set(summary.codes.map((c) => c.code))].slice(0, 3).join(', ')})` }];
   if (storm) {
     timeline.push({ at: storm.start, text: `storm begins (${storm.reasons.join(', ')})` });
     const peak = storm.series.reduce((a, p) => (p.requests > a.requests ? p : a), storm.series[0] ?? { minute: storm.start, requests: 0, retries: 0, errors: 0, flagged: 0 });

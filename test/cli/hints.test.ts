@@ -103,7 +103,12 @@ describe('every printed hint runs from another folder', () => {
     const issueHint = issues.out.trim().split("list one's errors with: ")[1] ?? '';
     const key = /^([0-9a-f]{16}) /m.exec(issues.out)?.[1] ?? '';
     check(issueHint.replace('<KEY>', key));
-    expect(ran.length).toBeGreaterThanOrEqual(12);
+    const clients = check(`node ${LAUNCHER} --db ${db} clients`);
+    const nameHint = clients.out.trim().split('name one with: ')[1] ?? '';
+    expect(nameHint.startsWith(`node ${LAUNCHER} --db ${db} clients label <PSEUDONYM> `), nameHint).toBe(true);
+    const pseudonym = /^\S+ +(\S{22}) /m.exec(clients.out.split('\n').slice(1).join('\n'))?.[1] ?? '';
+    check(nameHint.replace('<PSEUDONYM>', pseudonym).replace('<name>', 'Example Co').replace('<email>', 'ops@example.com'));
+    expect(ran.length).toBeGreaterThanOrEqual(14);
   }, 120_000);
 
   it("the usage errors' hints (unknown command, bad arguments, bad query token) run as printed from another folder", () => {

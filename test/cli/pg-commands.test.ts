@@ -133,6 +133,8 @@ describe('the CLI with --db postgres://…', () => {
       [['issues', '--db', `postgres://postgres:${SECRET}@127.0.0.1/x?sslmode=on`], /sslmode 'on' is unknown/],
       [['demo', '--duration', '1s', '--db', `pg://postgres:${SECRET}@127.0.0.1/x`], /the scheme pg:\/\/ is not a PostgreSQL URL/],
       [['doctor', '--db', `postgresql://postgres:${SECRET}@127.0.0.1:99999/x`], /the port '99999' is not a number from 1 to 65535/],
+      // An unset shell variable: not the current folder read as a store.
+      [['search', '--db', ''], /^aap-triage: --db is empty: give a SQLite file path or a postgres:\/\/ URL/],
     ];
     for (const [args, expected] of cases) {
       const r = await cli(...args);
