@@ -316,6 +316,11 @@ describe('draftIncident', () => {
     expect(q.facts.errors).toBe(42);
     expect(q.facts.requests).toBe(90);
     expect(q.text).toContain('36 came before retry_after_ms had elapsed (the server asked for 30000 ms)');
+    expect(q.text).toMatch(/^\s+Client:\s/m);
+    // RATE_LIMITED from two clients: the Impact field is plural.
+    const both = (await draftIncident(db, { kind: 'query', query: 'code:RATE_LIMITED', window: HOUR }, { now: T0 }))!;
+    expect(both.facts.clients).toHaveLength(2);
+    expect(both.text).toMatch(/^\s+Clients:\s/m);
     const ids = (await draftIncident(db, { kind: 'errors', ids: ['err_dmc12stray000000000000000000001'] }, { now: T0 }))!;
     expect(ids.facts.summary.samples.map((s) => s.upstream_trace_id)).toEqual(['trc_0123456789abcdef01234567']);
     expect(ids.subject).toContain('1 error RESERVATION_CONFLICT on create_reservation');
