@@ -12,6 +12,8 @@ export interface WorkerInit {
   errorColumns: readonly string[];
   /** ISSUE_HOURS_UPSERT_SQL (schema.ts): the batch's issue_hours upsert. */
   issueHoursUpsert: string;
+  /** ISSUE_HOUR_VERSIONS_UPSERT_SQL (schema.ts): the batch's issue_hour_versions upsert. */
+  issueHourVersionsUpsert: string;
   /** Int32Array[0] = last processed batch seq, [1] = 1 once closed (for synchronous waits at exit). */
   signal: SharedArrayBuffer;
 }

@@ -1,5 +1,5 @@
 /**
- * Upkeep of `issue_hours` (schema migration 3, issue #17) outside the writer's batches:
+ * Upkeep of `issue_hours` (schema migration 4, issue #17) and `issue_hour_versions` (migration 8) outside the writer's batches:
  * rebuilding hours from the rows after deletes (prune, forget), a backfill, or a bulk load. The
  * writer adds each batch itself (writer-worker.ts, ISSUE_HOURS_UPSERT_SQL).
  */
@@ -7,7 +7,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ISSUE_HOUR_MS } from './schema.js';
 
 /**
- * Replaces the `issue_hours` rows of the hours overlapping [since, until) (epoch ms; default
+ * Replaces the `issue_hours` and `issue_hour_versions` rows of the hours overlapping [since, until) (epoch ms; default
  * all time) with what the rows of `error_events` in those hours add up to. Run it inside the
  * caller's write transaction (BEGIN IMMEDIATE) so no batch lands half-counted. Throws the
  * SQLite error.
@@ -27,6 +27,13 @@ export function rebuildIssueHours(db: BetterSqlite3.Database, since: number = Nu
        FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
       WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.issue_key IS NOT NULL
       GROUP BY 1, 2`,
+  ).run(from, to);
+  db.prepare('DELETE FROM issue_hour_versions WHERE hour >= ? AND hour < ?').run(from, to);
+  db.prepare(
+    `INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
+     SELECT occurred_at - occurred_at % ${ISSUE_HOUR_MS}, issue_key, IFNULL(service_version, ''), count(*) FROM error_events
+      WHERE occurred_at >= ? AND occurred_at < ? AND issue_key IS NOT NULL
+      GROUP BY 1, 2, 3`,
   ).run(from, to);
 }
 

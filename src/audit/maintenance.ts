@@ -64,6 +64,7 @@ export function pruneOlderThan(path: string, olderThanMs: number, now: number = 
     // issue_hours: whole hours before the cutoff go; the cutoff's own hour is counted anew.
     db.transaction(() => {
       db.prepare('DELETE FROM issue_hours WHERE hour < ?').run(cutoff - (cutoff % ISSUE_HOUR_MS));
+      db.prepare('DELETE FROM issue_hour_versions WHERE hour < ?').run(cutoff - (cutoff % ISSUE_HOUR_MS));
       rebuildIssueHoursAt(db, [cutoff - (cutoff % ISSUE_HOUR_MS)]);
     }).immediate();
     return {

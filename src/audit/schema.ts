@@ -224,6 +224,23 @@ export const MIGRATIONS: readonly string[] = [
     set_at        INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 8 (issue 31): `issue_hour_versions`, the errors of each hour × issue × `service_version`
+  // ('' when the rows name none), kept beside issue_hours by the writer (ISSUE_HOUR_VERSIONS_UPSERT_SQL)
+  // and rebuilt with it, so `issues` reads an issue's versions over a day from the summary
+  // instead of grouping every row of the day. Backfilled from the rows.
+  `
+  CREATE TABLE issue_hour_versions (
+    hour      INTEGER NOT NULL,
+    issue_key TEXT NOT NULL,
+    version   TEXT NOT NULL,
+    errors    INTEGER NOT NULL,
+    PRIMARY KEY (hour, issue_key, version)
+  ) WITHOUT ROWID;
+
+  INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
+    SELECT occurred_at - occurred_at % 3600000, issue_key, IFNULL(service_version, ''), count(*)
+      FROM error_events WHERE issue_key IS NOT NULL GROUP BY 1, 2, 3;
+  `,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */
@@ -244,6 +261,13 @@ export const ISSUE_HOURS_UPSERT_SQL = `INSERT INTO issue_hours (hour, issue_key,
     first_at = min(first_at, excluded.first_at),
     last_at = max(last_at, excluded.last_at),
     clients = excluded.clients`;
+
+/**
+ * Adds one (hour, issue, version) count of a batch to `issue_hour_versions`; parameters: hour,
+ * issue_key, version ('' for none), errors. The writer runs it beside {@link ISSUE_HOURS_UPSERT_SQL}.
+ */
+export const ISSUE_HOUR_VERSIONS_UPSERT_SQL = `INSERT INTO issue_hour_versions (hour, issue_key, version, errors) VALUES (?, ?, ?, ?)
+  ON CONFLICT (hour, issue_key, version) DO UPDATE SET errors = errors + excluded.errors`;
 
 /** Schema version a fully migrated database reports in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -76,10 +76,12 @@ export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
          retries = retries + excluded.retries`,
     );
     const insertGap = handle.prepare('INSERT INTO audit_gaps (service, started_at, ended_at, dropped, reason) VALUES (?, ?, ?, ?, ?)');
-    // issue_hours (issue #17): the batch's rows added up per (hour, issue), one upsert each,
+    // issue_hours (issue #17): the batch's rows added up per (hour, issue), one upsert each
+    // (and one per version of it into issue_hour_versions, issue 31),
     // with the hour's client ids merged into the stored list; only rows actually inserted count
     // (a duplicate error_id is skipped). Client ids are cached for this connection only.
     const upsertHour = handle.prepare(init.issueHoursUpsert);
+    const upsertVersion = handle.prepare(init.issueHourVersionsUpsert);
     const storedClients = handle.prepare('SELECT clients FROM issue_hours WHERE hour = ? AND issue_key = ?').pluck();
     const addClientId = handle.prepare('INSERT INTO issue_client_ids (client) VALUES (?) ON CONFLICT (client) DO NOTHING');
     const clientId = handle.prepare('SELECT id FROM issue_client_ids WHERE client = ?').pluck();
@@ -98,9 +100,10 @@ export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
     const keyAt = columns.indexOf('issue_key');
     const clientAt = columns.indexOf('client');
     const retryableAt = columns.indexOf('retryable');
+    const versionAt = columns.indexOf('service_version');
     const transaction = handle.transaction((batch: BatchMessage) => {
       let written = 0;
-      const hours = new Map<string, { hour: number; key: string; n: number; r: number; f: number; lo: number; hi: number; ids: Set<number> }>();
+      const hours = new Map<string, { hour: number; key: string; n: number; r: number; f: number; lo: number; hi: number; ids: Set<number>; versions: Map<string, number> }>();
       for (const row of batch.rows) {
         const changes = insertEvent.run(row).changes;
         written += changes;
@@ -110,12 +113,14 @@ export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
         const hour = t - (t % 3_600_000);
         const id = `${hour}\u0000${key}`;
         let h = hours.get(id);
-        if (!h) hours.set(id, (h = { hour, key, n: 0, r: 0, f: 0, lo: t, hi: t, ids: new Set() }));
+        if (!h) hours.set(id, (h = { hour, key, n: 0, r: 0, f: 0, lo: t, hi: t, ids: new Set(), versions: new Map() }));
         h.n += 1;
         if (row[retryableAt] === 1) h.r += 1;
         else if (row[retryableAt] === 0) h.f += 1;
         if (t < h.lo) h.lo = t;
         if (t > h.hi) h.hi = t;
+        const version = typeof row[versionAt] === 'string' ? (row[versionAt] as string) : '';
+        h.versions.set(version, (h.versions.get(version) ?? 0) + 1);
         const client = row[clientAt];
         if (typeof client === 'string' && client !== '') h.ids.add(idOf(client));
       }
@@ -123,6 +128,7 @@ export function writerWorkerMain(migrate: Migrate, load: NodeJS.Require): void {
         const stored = storedClients.get(h.hour, h.key) as string | undefined;
         if (stored) for (const part of stored.split(',')) if (part !== '') h.ids.add(Number(part));
         upsertHour.run(h.hour, h.key, h.n, h.r, h.f, h.lo, h.hi, [...h.ids].join(','));
+        for (const [version, n] of h.versions) upsertVersion.run(h.hour, h.key, version, n);
       }
       for (const row of batch.traffic) upsertTraffic.run(row);
       for (const row of batch.gaps) insertGap.run(row);

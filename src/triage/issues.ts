@@ -171,38 +171,129 @@ function plan(window: TimeWindow, summary: boolean, buckets: number): { bucketMs
   return { bucketMs, start, count: Math.max(1, Math.ceil((window.until - start) / bucketMs)) };
 }
 
-/** The summary columns of one edge row (portable SQL: both stores run it); `c` is its client id. */
-const EDGE_COLUMNS = `CASE WHEN e.retryable = 1 THEN 1 ELSE 0 END, CASE WHEN e.retryable = 0 THEN 1 ELSE 0 END, e.occurred_at, e.occurred_at, COALESCE(CAST(c.id AS TEXT), '')`;
+/** A number as text in both stores' SQL (their `||` joins text). */
+const txt = (sql: string): string => `CAST(${sql} AS TEXT)`;
+
+/**
+ * One cell of the summary as text, "t n r f lo hi" (hour or edge start, errors, retryable,
+ * terminal, first and last time; epoch ms), from the SQL of each field.
+ */
+const cellText = (...fields: string[]): string => fields.map(txt).join(" || ' ' || ");
+
+/**
+ * One partial hour at a window's edge, grouped per issue from the rows (portable SQL: both
+ * stores run it; `ids` is the dialect's list aggregate), its clients as the ids the summary lists.
+ */
+const edgeCells = (ids: string): string => `SELECT e.issue_key AS k,
+      ${cellText('min(e.occurred_at)', 'count(*)', 'SUM(CASE WHEN e.retryable = 1 THEN 1 ELSE 0 END)', 'SUM(CASE WHEN e.retryable = 0 THEN 1 ELSE 0 END)', 'min(e.occurred_at)', 'max(e.occurred_at)')} AS cell,
+      ${ids} AS cs
+   FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
+  WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.issue_key IS NOT NULL GROUP BY e.issue_key`;
+
+/** The whole hours of a summary read, [h0, h1) (epoch ms), between its partial edges. */
+const wholeHours = (w: TimeWindow): [number, number] => [ceilTo(w.since, HOUR), Math.floor(w.until / HOUR) * HOUR];
 
 async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: number): Promise<{ cells: Cell[]; clients: Map<string, number> }> {
-  const h0 = ceilTo(w.since, HOUR);
-  const h1 = Math.floor(w.until / HOUR) * HOUR;
-  // Whole hours from the summary; the partial hours at the edges from the rows, their clients
-  // as the same ids the summary lists. One range scan per edge: an OR of the two ranges is a
-  // multi-index OR, measured ~40 % slower.
-  const rows = await db.all<Cell & { cs: string | null }>(
-    `WITH cells AS (
-       SELECT issue_key AS k, hour AS t, errors AS n, retryable AS r, terminal AS f, first_at AS lo, last_at AS hi, clients AS cs
+  const [h0, h1] = wholeHours(w);
+  const agg = (sql: string, sep: string) => (db.dialect === 'postgres' ? `string_agg(${sql}, '${sep}')` : `group_concat(${sql}, '${sep}')`);
+  // Whole hours as stored, each partial hour at the edges from the rows (one range scan per edge:
+  // an OR of the two ranges is a multi-index OR, measured ~40 % slower). One row per issue, its
+  // cells and client ids as text: a day is ~20 000 hour × issue cells, and as rows their
+  // objects and the garbage they leave cost more than the reading (issue 31, 10 M-row store).
+  const rows = await db.all<{ k: string; cells: string; cs: string | null }>(
+    `SELECT k, ${agg('cell', ' ')} AS cells, ${agg('cs', ',')} AS cs FROM (
+       SELECT issue_key AS k, ${cellText('hour', 'errors', 'retryable', 'terminal', 'first_at', 'last_at')} AS cell, clients AS cs
          FROM issue_hours WHERE hour >= ? AND hour < ?
-       UNION ALL
-       SELECT e.issue_key, e.occurred_at, 1, ${EDGE_COLUMNS}
-         FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
-        WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.issue_key IS NOT NULL
-       UNION ALL
-       SELECT e.issue_key, e.occurred_at, 1, ${EDGE_COLUMNS}
-         FROM error_events e LEFT JOIN issue_client_ids c ON c.client = e.client
-        WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.issue_key IS NOT NULL)
-     SELECT k, t - ((t - ?) % ?) AS b, sum(n) AS n, sum(r) AS r, sum(f) AS f, min(lo) AS lo, max(hi) AS hi, ${db.dialect === 'postgres' ? "string_agg(cs, ',')" : 'group_concat(cs)'} AS cs
-       FROM cells GROUP BY k, b`,
-    [h0, h1, w.since, h0, h1, w.until, start, bucketMs],
+       UNION ALL ${edgeCells(agg(txt('c.id'), ','))}
+       UNION ALL ${edgeCells(agg(txt('c.id'), ','))}) t
+     GROUP BY k`,
+    [h0, h1, w.since, h0, h1, w.until],
   );
-  const ids = new Map<string, Set<string>>();
-  for (const r of rows) {
-    let set = ids.get(r.k);
-    if (!set) ids.set(r.k, (set = new Set()));
-    if (r.cs) for (const id of r.cs.split(',')) if (id !== '') set.add(id);
+  const cells: Cell[] = [];
+  const lists = new Map<string, string[]>();
+  const inBucket = new Map<number, Cell>();
+  const v = [0, 0, 0, 0, 0, 0];
+  for (const x of rows) {
+    inBucket.clear();
+    const text = x.cells;
+    for (let i = 0, field = 0, num = 0, neg = false; i <= text.length; i++) {
+      const ch = i < text.length ? text.charCodeAt(i) : 32;
+      if (ch === 45) neg = true;
+      else if (ch !== 32) num = num * 10 + ch - 48;
+      else {
+        v[field++] = neg ? -num : num;
+        num = 0;
+        neg = false;
+        if (field < 6) continue;
+        field = 0;
+        const [t, n, r, f, lo, hi] = v as [number, number, number, number, number, number];
+        const b = t - ((t - start) % bucketMs);
+        const c = inBucket.get(b);
+        if (c) {
+          c.n += n;
+          c.r += r;
+          c.f += f;
+          c.lo = Math.min(c.lo, lo);
+          c.hi = Math.max(c.hi, hi);
+        } else {
+          const cell = { k: x.k, b, n, r, f, lo, hi };
+          inBucket.set(b, cell);
+          cells.push(cell);
+        }
+      }
+    }
+    if (x.cs) lists.set(x.k, [x.cs]);
   }
-  return { cells: rows, clients: new Map([...ids].map(([k, set]) => [k, set.size])) };
+  return { cells, clients: countClientIds(lists) };
+}
+
+/** Client ids below this are marked in a typed array by {@link countClientIds} (4 MiB at most). */
+const MARKS_MAX = 1 << 20;
+
+/**
+ * The number of distinct ids in each issue's comma-separated lists of `issue_client_ids` ids.
+ * A day of a busy store lists ~300 000 ids: they are read as integers, each marked with the
+ * issue it was last counted for, rather than as strings in a Set per issue (issue 31).
+ */
+function countClientIds(lists: ReadonlyMap<string, readonly string[]>): Map<string, number> {
+  // The issue each id was last counted for: a typed array while ids are small (both writers
+  // number clients densely), a Map past that.
+  let marks = new Int32Array(8192);
+  const far = new Map<number, number>();
+  const out = new Map<string, number>();
+  let issue = 0;
+  for (const [key, texts] of lists) {
+    issue += 1;
+    let n = 0;
+    for (const text of texts) {
+      let id = 0;
+      let digits = 0;
+      for (let i = 0; i <= text.length; i++) {
+        const ch = i < text.length ? text.charCodeAt(i) : 44;
+        if (ch !== 44) {
+          id = id * 10 + ch - 48;
+          digits += 1;
+          continue;
+        }
+        if (digits > 0) {
+          if (id >= marks.length && id < MARKS_MAX) {
+            const grown = new Int32Array(Math.min(MARKS_MAX, 2 ** Math.ceil(Math.log2(id + 1))));
+            grown.set(marks);
+            marks = grown;
+          }
+          if (id < marks.length ? marks[id] !== issue : far.get(id) !== issue) {
+            if (id < marks.length) marks[id] = issue;
+            else far.set(id, issue);
+            n += 1;
+          }
+        }
+        id = 0;
+        digits = 0;
+      }
+    }
+    out.set(key, n);
+  }
+  return out;
 }
 
 async function rowCells(
@@ -312,23 +403,46 @@ async function issueFacts(db: Db, keys: readonly string[], w: TimeWindow, buyers
   return out;
 }
 
-/** The versions of each issue of `keys` in the window with their errors, in one statement. */
-async function windowVersions(db: Db, keys: readonly string[], w: TimeWindow, buyers: string): Promise<Map<string, { version: string | null; count: number }[]>> {
+/**
+ * The versions of each issue of `keys` in the window with their errors, in one statement: on the
+ * summary path from `issue_hour_versions` and the edges' rows (the same numbers: the summary is
+ * read only when every row of the window counts), else from the rows.
+ */
+async function windowVersions(
+  db: Db,
+  keys: readonly string[],
+  w: TimeWindow,
+  buyers: string,
+  summary: boolean,
+): Promise<Map<string, { version: string | null; count: number }[]>> {
   const out = new Map<string, { version: string | null; count: number }[]>();
   if (keys.length === 0) return out;
   const keysFrom = db.dialect === 'postgres' ? 'SELECT value FROM jsonb_array_elements_text(CAST(? AS jsonb))' : 'SELECT value FROM json_each(?)';
-  const rows = await db.all<{ k: string; version: string | null; count: number }>(
-    `SELECT issue_key AS k, service_version AS version, count(*) AS count FROM error_events
-      WHERE occurred_at >= ? AND occurred_at < ? AND issue_key IN (${keysFrom})${buyers} GROUP BY 1, 2`,
-    [w.since, w.until, JSON.stringify(keys)],
-  );
+  const keyList = JSON.stringify(keys);
+  const fromRows = (extra: string) =>
+    `SELECT issue_key AS k, COALESCE(service_version, '') AS version, count(*) AS count FROM error_events
+      WHERE occurred_at >= ? AND occurred_at < ? AND issue_key IN (${keysFrom})${extra} GROUP BY 1, 2`;
+  const [h0, h1] = wholeHours(w);
+  // Summed by the store: a day holds ~20 000 hour × issue × version rows, a few hundred sums.
+  const rows = summary
+    ? await db.all<{ k: string; version: string; count: number }>(
+        `SELECT k, version, sum(count) AS count FROM (
+           SELECT issue_key AS k, version, errors AS count FROM issue_hour_versions WHERE hour >= ? AND hour < ? AND issue_key IN (${keysFrom})
+           UNION ALL ${fromRows('')}
+           UNION ALL ${fromRows('')}) t GROUP BY 1, 2`,
+        [h0, h1, keyList, w.since, h0, keyList, h1, w.until, keyList],
+      )
+    : await db.all<{ k: string; version: string; count: number }>(fromRows(buyers), [w.since, w.until, keyList]);
   for (const r of rows) {
     let list = out.get(r.k);
     if (!list) out.set(r.k, (list = []));
-    list.push({ version: r.version, count: r.count });
+    list.push({ version: r.version === '' ? null : r.version, count: r.count });
   }
   return out;
 }
+
+/** What an issue without a stored operator state has (issueReleaseFacts' answer, without the call). */
+const NO_STATE = Object.freeze({ status: 'open', regression: null, muted_count: null } as const);
 
 /**
  * Issues over a window, sorted (`count` by default), at most `limit`, each with its state and a
@@ -363,7 +477,7 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
   const now = options.now ?? Date.now();
   const top = accs.slice(0, limit);
   const facts = await issueFacts(db, top.map((a) => a.key), window, buyers);
-  const versions = await windowVersions(db, top.map((a) => a.key), window, buyers);
+  const versions = await windowVersions(db, top.map((a) => a.key), window, buyers, summary);
   const issues: Issue[] = [];
   for (const a of top) {
     const { sample: s, first, before } = facts.get(a.key)!;
@@ -381,7 +495,7 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
     for (const [b, , , n] of a.spans) trend[Math.min(p.count - 1, Math.max(0, Math.floor((b - p.start) / p.bucketMs)))]! += n;
     const unknown = a.count - a.r - a.f;
     const stored = states.get(a.key);
-    const release = await issueReleaseFacts(db, a.key, stored, now, buyers);
+    const release = stored ? await issueReleaseFacts(db, a.key, stored, now, buyers) : NO_STATE;
     if (release.regression) regressedAt = release.regression.at;
     const fields = { service: s.service, protocol: s.protocol, rpc_method: s.rpc_method, skill: s.skill, code: s.code };
     issues.push({

@@ -41,7 +41,8 @@ describe('PostgreSQL audit sink', () => {
     expect(sink.path).not.toContain(SECRET);
     const base = Date.UTC(2026, 10, 30, 23, 59, 0);
     // Two days (two partitions); more than the queue holds at once → drops and one gap row.
-    for (let i = 0; i < 400; i++) sink.write(makeEvent(i, { occurred_at: base + i * 1000 }));
+    const versionOf = (i: number) => (i % 3 === 0 ? null : i % 3 === 1 ? '1.4.0' : '1.5.0');
+    for (let i = 0; i < 400; i++) sink.write(makeEvent(i, { occurred_at: base + i * 1000, service_version: versionOf(i) }));
     sink.recordTraffic([{ minute: base, service: 'dealer-test', skill: 'inventory.search', client: 'c1', requests: 10, errors: 2, retries: 1 }]);
     sink.recordTraffic([{ minute: base, service: 'dealer-test', skill: 'inventory.search', client: 'c1', requests: 5, errors: 0, retries: 0 }]);
     await sink.flush();
@@ -72,6 +73,16 @@ describe('PostgreSQL audit sink', () => {
       expect(kept).toEqual(fromRows);
       expect(kept.reduce((a, r) => a + r.n, 0)).toBe(health.written);
       expect(kept.length).toBe(2);
+      // …and its versions per hour and issue (migration 8), '' standing for none.
+      const versionRows = await reader.all<{ hour: number; k: string; v: string; n: number }>(
+        `SELECT occurred_at - occurred_at % 3600000 AS hour, issue_key AS k, COALESCE(service_version, '') AS v, count(*) AS n FROM error_events
+          WHERE issue_key IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      );
+      const keptVersions = await reader.all<{ hour: number; k: string; v: string; n: number }>(
+        'SELECT hour, issue_key AS k, version AS v, errors AS n FROM issue_hour_versions ORDER BY 1, 2, 3',
+      );
+      expect(keptVersions).toEqual(versionRows);
+      expect(new Set(keptVersions.map((r) => r.v))).toEqual(new Set(['', '1.4.0', '1.5.0']));
     } finally {
       await reader.close();
     }

@@ -16,8 +16,10 @@ const A = 'clientAAAAAAAAAAAAAAAAA'.slice(0, 22);
 const B = 'clientBBBBBBBBBBBBBBBBB'.slice(0, 22);
 const C = 'clientCCCCCCCCCCCCCCCCC'.slice(0, 22);
 
-const rate = (at: number, client: string): ErrorEvent =>
-  event({ occurred_at: at, skill: 'inventory.search', code: 'RATE_LIMITED', retryable: true, client });
+/** The dealer's version of the i-th RATE_LIMITED error: none, 1.4.0 or 1.10.0 in turn. */
+const rateVersion = (i: number): string | null => [null, '1.4.0', '1.10.0'][i % 3]!;
+const rate = (at: number, client: string, version: string | null = null): ErrorEvent =>
+  event({ occurred_at: at, skill: 'inventory.search', code: 'RATE_LIMITED', retryable: true, client, service_version: version });
 const schema = (at: number, index: number): ErrorEvent =>
   event({
     occurred_at: at,
@@ -39,7 +41,7 @@ const flaky = (at: number): ErrorEvent => event({ occurred_at: at, skill: 'deale
 function mix(): ErrorEvent[] {
   const out: ErrorEvent[] = [];
   let i = 0;
-  for (let at = NOW - 72 * HOUR; at < NOW; at += 20 * 60_000) out.push(rate(at, i++ % 2 ? C : A));
+  for (let at = NOW - 72 * HOUR; at < NOW; at += 20 * 60_000, i++) out.push(rate(at, i % 2 ? C : A, rateVersion(i)));
   for (let k = 0; k < 5; k++) out.push(schema(NOW - 3 * HOUR + k * 1000, k));
   out.push(notFound(NOW - 48 * HOUR), notFound(NOW - 48 * HOUR + 60_000));
   for (let k = 0; k < 3; k++) out.push(notFound(NOW - 5 * HOUR + k * 60_000));
@@ -106,6 +108,19 @@ describe.each(STORE_KINDS)('listIssues on the %s store', (kind) => {
     expect(list.issues.every((i) => i.trend.reduce((a, b) => a + b, 0) === i.count)).toBe(true);
     expect(list.bucket_ms).toBe(HOUR);
     expect(m['SCHEMA_VALIDATION_FAILED']!.trend[Math.floor((NOW - 3 * HOUR - list.trend_start) / HOUR)]).toBe(5);
+  });
+
+  it("counts an issue's versions in the window from the summary as the rows give them, in release order", async () => {
+    const list = await listIssues(store, { window: WINDOW, now: NOW });
+    expect(list.source).toBe('summary');
+    const want = new Map<string | null, number>();
+    for (const e of rateInWindow) want.set(e.service_version ?? null, (want.get(e.service_version ?? null) ?? 0) + 1);
+    expect(byCode(list.issues)['RATE_LIMITED']!.versions).toEqual([
+      { version: '1.4.0', count: want.get('1.4.0') },
+      { version: '1.10.0', count: want.get('1.10.0') },
+      { version: null, count: want.get(null) },
+    ]);
+    expect(byCode(list.issues)['SCHEMA_VALIDATION_FAILED']!.versions).toEqual([{ version: null, count: 5 }]);
   });
 
   it('gives the same issues from the rows as from the hourly summary', async () => {

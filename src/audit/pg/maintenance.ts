@@ -139,8 +139,11 @@ export async function prunePgStore(url: string, olderThanMs: number, now: number
       errorEvents += Number(count.rows[0]?.n ?? 0);
       droppedPartitions += 1;
     }
-    // The dropped days leave issue_hours here (whole hours: partitions are whole days).
-    if (droppedPartitions > 0) await client.query('DELETE FROM issue_hours WHERE hour + 3600000 <= $1', [droppedUntil]);
+    // The dropped days leave the hourly summary here (whole hours: partitions are whole days).
+    if (droppedPartitions > 0) {
+      await client.query('DELETE FROM issue_hours WHERE hour + 3600000 <= $1', [droppedUntil]);
+      await client.query('DELETE FROM issue_hour_versions WHERE hour + 3600000 <= $1', [droppedUntil]);
+    }
     const rowsFrom = droppedUntil === Number.NEGATIVE_INFINITY ? Number.MIN_SAFE_INTEGER : droppedUntil;
     const deleted = await deleteInChunks(
       client,
@@ -242,7 +245,7 @@ export async function truncatePgStore(url: string): Promise<boolean> {
     const version = await readPgVersion(client);
     if (version === 0) return false;
     if (version < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store: check --db`);
-    await client.query('TRUNCATE error_events, traffic, audit_gaps, issue_hours');
+    await client.query('TRUNCATE error_events, traffic, audit_gaps, issue_hours, issue_hour_versions');
     return true;
   });
 }

@@ -193,6 +193,19 @@ export const PG_MIGRATIONS: readonly string[] = [
     set_at        BIGINT NOT NULL
   );
   `,
+  // 8: `issue_hour_versions` (issue 31; see schema.ts migration 8), backfilled from the rows.
+  `
+  CREATE TABLE issue_hour_versions (
+    hour      BIGINT NOT NULL,
+    issue_key ${T} NOT NULL,
+    version   ${T} NOT NULL,
+    errors    BIGINT NOT NULL,
+    PRIMARY KEY (hour, issue_key, version)
+  );
+  INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
+    SELECT occurred_at - occurred_at % 3600000, issue_key, COALESCE(service_version, ''), count(*)
+      FROM error_events WHERE issue_key IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+  `,
 ];
 
 /** Schema version of a fully migrated PostgreSQL store. */

@@ -6,7 +6,7 @@ import type { WriterWorkerSpec } from '../backend.js';
 import { ERROR_EVENT_COLUMNS } from '../columns.js';
 import type { WorkerInit } from '../internal-types.js';
 import { applyMigrations } from '../migrate.js';
-import { ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from '../schema.js';
+import { ISSUE_HOUR_VERSIONS_UPSERT_SQL, ISSUE_HOURS_UPSERT_SQL, MIGRATIONS } from '../schema.js';
 import { writerWorkerMain } from '../writer-worker.js';
 
 /** The worker's source: the migration function and the worker body, as plain JavaScript. */
@@ -31,6 +31,7 @@ export const SQLITE_WRITER_THREAD: WriterWorkerSpec = {
       migrations: MIGRATIONS,
       errorColumns: ERROR_EVENT_COLUMNS,
       issueHoursUpsert: ISSUE_HOURS_UPSERT_SQL,
+      issueHourVersionsUpsert: ISSUE_HOUR_VERSIONS_UPSERT_SQL,
       signal,
     };
   },
