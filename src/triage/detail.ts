@@ -73,28 +73,43 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   const error = toErrorEvent(rec);
   const limit = options.relatedLimit ?? 20;
   const span = options.fingerprintWindowMs ?? RETRY_WINDOW_MS;
+  // The same trace and the retry chain on either side of this error in one statement: each part
+  // is its own index range (a tagged subquery, `part` 0–2), one round trip instead of three
+  // (issue 31: PostgreSQL's `show` was four statements of ~0.7 ms each).
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
-  const traceTime = { since: error.occurred_at - SAME_TRACE_WINDOW_MS, until: error.occurred_at + SAME_TRACE_WINDOW_MS + 1 };
-  const sameTrace = traceIds.length ? (await getTrace(db, traceIds, limit + 1, traceTime)).filter((r) => r.error_id !== errorId).slice(0, limit) : [];
+  if (traceIds.length) {
+    const trace = traceQuery(traceIds, limit + 1, { since: error.occurred_at - SAME_TRACE_WINDOW_MS, until: error.occurred_at + SAME_TRACE_WINDOW_MS + 1 });
+    parts.push(`SELECT 0 AS part, t.* FROM (${trace.sql}) t`);
+    params.push(...trace.params);
+  }
+  // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
+  const match = `${error.client === null ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
+  const args = [...(error.client === null ? [] : [error.client]), error.occurred_at - span, error.occurred_at + span, error.fingerprint ?? '', errorId];
+  if (error.fingerprint !== null) {
+    const here = [error.occurred_at, error.occurred_at, errorId];
+    parts.push(
+      `SELECT 1 AS part, b.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?))
+         ORDER BY occurred_at DESC, error_id DESC LIMIT ?) b`,
+      `SELECT 2 AS part, a.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?))
+         ORDER BY occurred_at, error_id LIMIT ?) a`,
+    );
+    params.push(...args, ...here, limit, ...args, ...here, limit);
+  }
+  const related = parts.length ? await db.all<ErrorEventRecord & { part: number }>(parts.join(' UNION ALL '), params) : [];
+  // Each part's rows in its own order (UNION ALL keeps no order between or within parts).
+  const of = (part: number) =>
+    related
+      .filter((r) => r.part === part)
+      .map(({ part: _, ...row }) => toErrorEvent(row))
+      .sort((x, y) => x.occurred_at - y.occurred_at || (x.error_id < y.error_id ? -1 : 1));
+  const sameTrace = of(0).filter((r) => r.error_id !== errorId).slice(0, limit);
   let sameFingerprint: ErrorEvent[] = [];
   let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
-    // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
-    const match = `${error.client === null ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
-    const args = [...(error.client === null ? [] : [error.client]), error.occurred_at - span, error.occurred_at + span, error.fingerprint, errorId];
-    const here = [error.occurred_at, error.occurred_at, errorId];
-    const before = (
-      await db.all<ErrorEventRecord>(
-        `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?)) ORDER BY occurred_at DESC, error_id DESC LIMIT ?`,
-        [...args, ...here, limit],
-      )
-    ).map(toErrorEvent);
-    const after = (
-      await db.all<ErrorEventRecord>(
-        `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?)) ORDER BY occurred_at, error_id LIMIT ?`,
-        [...args, ...here, limit],
-      )
-    ).map(toErrorEvent);
+    const before = of(1).reverse();
+    const after = of(2);
     // Half the rows on each side; a side with fewer leaves its share to the other.
     const nBefore = Math.min(before.length, Math.max(Math.ceil(limit / 2), limit - after.length));
     const nAfter = Math.min(after.length, limit - nBefore);
@@ -122,12 +137,19 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
 export async function getTrace(db: Db, traceIds: string | readonly string[], limit = 1000, within?: TimeWindow): Promise<ErrorEvent[]> {
   const ids = typeof traceIds === 'string' ? [traceIds] : [...new Set(traceIds)];
   if (ids.length === 0) return [];
-  const p = ids.map(() => '?').join(',');
+  const q = traceQuery(ids, limit, within);
+  return (await db.all<ErrorEventRecord>(q.sql, q.params)).map(toErrorEvent);
+}
+
+/** {@link getTrace}'s statement for `ids` (at least one), portable (`?` placeholders). */
+function traceQuery(ids: readonly string[], limit: number, within?: TimeWindow): { sql: string; params: (string | number)[] } {
+  const unique = [...new Set(ids)];
+  const p = unique.map(() => '?').join(',');
   const time = within ? ' AND occurred_at >= ? AND occurred_at < ?' : '';
   const times = within ? [within.since, within.until] : [];
   // UNION (not OR) so each side uses its own partial index.
   const sql = `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE trace_id IN (${p})${time}
                UNION SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE upstream_trace_id IN (${p})${time}
                ORDER BY occurred_at, error_id LIMIT ?`;
-  return (await db.all<ErrorEventRecord>(sql, [...ids, ...times, ...ids, ...times, limit])).map(toErrorEvent);
+  return { sql, params: [...unique, ...times, ...unique, ...times, limit] };
 }
