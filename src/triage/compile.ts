@@ -40,6 +40,12 @@ export interface CompiledQuery {
   params: (string | number)[];
   /** The effective window (command window overridden by the query's since:/until:). */
   window: TimeWindow;
+  /**
+   * `where` without the buyer-calls condition ({@link BUYER_CALLS_SQL}) when it was added, else
+   * null: a count can then be the rows of any origin less the probe's, each an index-only
+   * count, rather than a check of `origin` in every matching row (issue 31).
+   */
+  anyOrigin: string | null;
 }
 
 /** Length of a stored pseudonym: PSEUDONYM_BYTES of HMAC output, base64url without padding. */
@@ -236,6 +242,7 @@ export function compileQuery(query: Query, ctx: CompileContext): CompiledQuery {
     else where.push(t.nullable ? `(${t.nullable} IS NULL OR NOT ${t.sql})` : `NOT ${t.sql}`);
     params.push(...t.params);
   }
-  if (!ctx.includeProbe && !query.terms.some((t) => t.field === 'origin')) where.push(BUYER_CALLS_SQL);
-  return { where: where.join(' AND '), params, window };
+  const anyOrigin = where.join(' AND ');
+  if (ctx.includeProbe || query.terms.some((t) => t.field === 'origin')) return { where: anyOrigin, params, window, anyOrigin: null };
+  return { where: `${anyOrigin} AND ${BUYER_CALLS_SQL}`, params, window, anyOrigin };
 }

@@ -1,5 +1,5 @@
 import type { ErrorEvent } from '../protocol/error-event.js';
-import { compileQuery, type QueryPseudonymizer } from './compile.js';
+import { compileQuery, type CompiledQuery, type QueryPseudonymizer } from './compile.js';
 import { parseQuery, type Query } from './query.js';
 import { ERROR_EVENT_SELECT, toErrorEvent, type Db, type ErrorEventRecord } from './rows.js';
 import type { TimeWindow } from './time.js';
@@ -98,8 +98,24 @@ export async function searchErrors(db: Db, query: Query | string | null, window:
     ? -1
     : offset === 0 && rows.length < limit
       ? rows.length
-      : ((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${c.where}`, c.params))?.n ?? 0);
+      : await countMatching(db, c);
   return { rows, total, window: c.window, limit, offset };
+}
+
+/**
+ * The rows `c` matches. Without probe rows it counts every origin and takes away the probe's
+ * (the partial origin index holds only those): both counts can stay in an index, where checking
+ * `origin IS NULL` would fetch every matching row (issue 31: `search` on PostgreSQL at 10 M rows).
+ */
+async function countMatching(db: Db, c: CompiledQuery): Promise<number> {
+  const row =
+    c.anyOrigin === null
+      ? await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${c.where}`, c.params)
+      : await db.get<{ n: number }>(
+          `SELECT (SELECT COUNT(*) FROM error_events WHERE ${c.anyOrigin}) - (SELECT COUNT(*) FROM error_events WHERE ${c.anyOrigin} AND origin IS NOT NULL) AS n`,
+          [...c.params, ...c.params],
+        );
+  return row?.n ?? 0;
 }
 
 /** One bucket of `errorHistogram`. */

@@ -582,7 +582,7 @@ describe('a store with an older schema', () => {
       DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
       ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;
         DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;
-        ALTER TABLE error_events DROP COLUMN service_version; DROP TABLE issue_states;`);
+        ALTER TABLE error_events DROP COLUMN service_version; DROP TABLE issue_states; DROP TABLE issue_hour_versions;`);
     db.pragma('user_version = 1');
     db.close();
     return () => copy.cleanup();

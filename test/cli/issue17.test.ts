@@ -415,7 +415,7 @@ describe('upgrading a store from before issues', () => {
         DROP TABLE issue_hours; DROP TABLE issue_client_ids; DROP TABLE client_labels;
         ALTER TABLE error_events DROP COLUMN issue_key; ALTER TABLE error_events DROP COLUMN subject_alt;
         DROP INDEX error_events_origin_time; ALTER TABLE error_events DROP COLUMN origin;
-        ALTER TABLE error_events DROP COLUMN service_version; DROP TABLE issue_states;`);
+        ALTER TABLE error_events DROP COLUMN service_version; DROP TABLE issue_states; DROP TABLE issue_hour_versions;`);
       db.pragma('user_version = 2');
       db.close();
       const m = await run(['doctor', '--migrate', '--db', copy.path], { AAP_TRIAGE_KEY: SECRET });
