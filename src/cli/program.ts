@@ -42,7 +42,7 @@ Times: durations (15m, 24h, 7d) count back from now; RFC 3339 times are absolute
 export function buildProgram(ctx: CommandContext, modules: readonly CommandModule[] = COMMANDS): Command {
   const program = new Command('aap-triage')
     .description('Search the AAP / DMC-12 audit log, find retry storms, draft incident emails')
-    .version(packageVersion(), '--version', 'print the version')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .addOption(new Option('--db <path>', 'audit database (default: AAP_TRIAGE_DB, else ./aap-triage.db)'))
     .option('--json', 'machine-readable output (the same answer as the text)')
     .option('--since <time>', 'start of the window: a duration back from now (15m, 24h, 7d) or an RFC 3339 time')

@@ -1,3 +1,4 @@
+import type { ReadOptions } from '../audit/backend.js';
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { RETRY_WINDOW_MS } from '../protocol/index.js';
 import { errorIdTime } from '../protocol/error-id.js';
@@ -39,6 +40,9 @@ export const ID_TIME_SLACK_MS = 3_600_000;
  */
 export const SAME_TRACE_WINDOW_MS = 3_600_000;
 
+/** `show` and `trace` find rows by id, trace or client: one plan fits every value (ReadOptions). */
+const KEY_LOOKUP: ReadOptions = Object.freeze({ keyLookup: true });
+
 /** Options of `getError`. */
 export interface DetailOptions {
   /** Most related rows returned per kind. Default 20. */
@@ -63,12 +67,12 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   const near =
     at === null
       ? undefined
-      : await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ? AND occurred_at >= ? AND occurred_at < ?`, [
-          errorId,
-          at - ID_TIME_SLACK_MS,
-          at + ID_TIME_SLACK_MS,
-        ]);
-  const rec = near ?? (await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId]));
+      : await db.get<ErrorEventRecord>(
+          `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ? AND occurred_at >= ? AND occurred_at < ?`,
+          [errorId, at - ID_TIME_SLACK_MS, at + ID_TIME_SLACK_MS],
+          KEY_LOOKUP,
+        );
+  const rec = near ?? (await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId], KEY_LOOKUP));
   if (!rec) return undefined;
   const error = toErrorEvent(rec);
   const limit = options.relatedLimit ?? 20;
@@ -97,7 +101,7 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
     );
     params.push(...args, ...here, limit, ...args, ...here, limit);
   }
-  const related = parts.length ? await db.all<ErrorEventRecord & { part: number }>(parts.join(' UNION ALL '), params) : [];
+  const related = parts.length ? await db.all<ErrorEventRecord & { part: number }>(parts.join(' UNION ALL '), params, KEY_LOOKUP) : [];
   // Each part's rows in its own order (UNION ALL keeps no order between or within parts).
   const of = (part: number) =>
     related
@@ -138,7 +142,7 @@ export async function getTrace(db: Db, traceIds: string | readonly string[], lim
   const ids = typeof traceIds === 'string' ? [traceIds] : [...new Set(traceIds)];
   if (ids.length === 0) return [];
   const q = traceQuery(ids, limit, within);
-  return (await db.all<ErrorEventRecord>(q.sql, q.params)).map(toErrorEvent);
+  return (await db.all<ErrorEventRecord>(q.sql, q.params, KEY_LOOKUP)).map(toErrorEvent);
 }
 
 /** {@link getTrace}'s statement for `ids` (at least one), portable (`?` placeholders). */

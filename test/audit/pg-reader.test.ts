@@ -1,6 +1,7 @@
 // The PostgreSQL reader's prepared statements (issue #19): each distinct statement text with
 // parameters is prepared once per connection and reused; a statement whose result shape changed
-// under it (a column added while the reader was open) runs again unprepared instead of failing.
+// under it (a column added while the reader was open) runs again unprepared instead of failing;
+// key lookups (ReadOptions.keyLookup, issue 31) run under a generic plan, the rest as before.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgReader } from '../../src/audit/pg/reader.js';
@@ -31,6 +32,18 @@ describe('pgReader prepared statements', () => {
     // No parameters: runs unnamed.
     expect(await reader.get('SELECT count(*)::int AS n FROM t')).toEqual({ n: 2 });
     expect(await reader.get('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE ?', ['aap_r%'])).toEqual({ n: 2 });
+  });
+
+  it('reads a key lookup under a generic plan and the next statement under the default again', async () => {
+    const mode = async (keyLookup: boolean) => (await reader.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'], { keyLookup }))?.m;
+    expect(await mode(false)).toBe('auto');
+    expect(await mode(true)).toBe('force_generic_plan');
+    expect(await mode(true)).toBe('force_generic_plan');
+    expect(await reader.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'])).toEqual({ m: 'auto' });
+    // The same answers either way, and a statement's own error leaves the connection usable.
+    expect(await reader.all('SELECT a FROM t WHERE a = ?', [2], { keyLookup: true })).toEqual([{ a: 2 }]);
+    await expect(reader.get('SELECT a / 0 AS x FROM t WHERE a = ?', [1], { keyLookup: true })).rejects.toMatchObject({ code: '22012' });
+    expect(await reader.all('SELECT a FROM t WHERE a = ?', [1])).toEqual([{ a: 1 }]);
   });
 
   it('runs a statement unprepared once a column added under it changed its result', async () => {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { AuditStoreError } from '../errors.js';
 import { redactPostgresUrl } from '../paths.js';
 import { UPGRADE_HINT } from '../reader.js';
-import type { AuditReader, SqlValue } from '../backend.js';
+import type { AuditReader, ReadOptions, SqlValue } from '../backend.js';
 import { PG_SCHEMA_VERSION, readPgVersion } from './schema.js';
 import { describePgError, numberPlaceholders, poolConfig } from './sql.js';
 
@@ -73,32 +73,53 @@ export const MAX_PREPARED_STATEMENTS = 256;
  * same few shapes over and over. PostgreSQL re-plans a prepared statement itself after DDL (a
  * partition created or dropped); a "cached plan must not change result type" error (a column
  * added by a migration while the reader was open) drops the name and runs the text unnamed.
+ * Key lookups ({@link ReadOptions}) run under `plan_cache_mode = force_generic_plan`.
  */
 export function pgReader(pool: pg.Pool, label: string): AuditReader {
   let closed: Promise<void> | null = null;
   const names = new Map<string, string | null>();
-  const run = async (sql: string, params: readonly SqlValue[]) => {
-    const text = numberPlaceholders(sql);
-    const values = params as SqlValue[];
+  // Connections whose plan_cache_mode is force_generic_plan (ReadOptions.keyLookup); a
+  // connection switches only when the next statement wants the other mode.
+  const generic = new WeakSet<pg.PoolClient>();
+  const query = async (client: pg.PoolClient, text: string, values: SqlValue[]) => {
     let name = names.get(text);
-    if (name === undefined && params.length > 0 && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `aap_r${names.size}`));
-    if (!name) return pool.query(text, values);
+    if (name === undefined && values.length > 0 && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `aap_r${names.size}`));
+    if (!name) return client.query(text, values);
     try {
-      return await pool.query({ name, text, values });
+      return await client.query({ name, text, values });
     } catch (error) {
       if ((error as { code?: unknown }).code !== '0A000') throw error;
       names.set(text, null);
-      return pool.query(text, values);
+      return client.query(text, values);
+    }
+  };
+  const run = async (sql: string, params: readonly SqlValue[], options: ReadOptions | undefined) => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      const want = options?.keyLookup === true;
+      if (generic.has(client) !== want) {
+        await client.query(`SET plan_cache_mode = ${want ? 'force_generic_plan' : 'auto'}`);
+        if (want) generic.add(client);
+        else generic.delete(client);
+      }
+      return await query(client, numberPlaceholders(sql), params as SqlValue[]);
+    } catch (error) {
+      // A statement's own error (SQLSTATE) leaves the connection usable; anything else drops it.
+      if (typeof (error as { code?: unknown }).code !== 'string' || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
     }
   };
   return {
     dialect: 'postgres',
     location: label,
-    async all<T>(sql: string, params: readonly SqlValue[] = []) {
-      return (await run(sql, params)).rows as T[];
+    async all<T>(sql: string, params: readonly SqlValue[] = [], options?: ReadOptions) {
+      return (await run(sql, params, options)).rows as T[];
     },
-    async get<T>(sql: string, params: readonly SqlValue[] = []) {
-      return (await run(sql, params)).rows[0] as T | undefined;
+    async get<T>(sql: string, params: readonly SqlValue[] = [], options?: ReadOptions) {
+      return (await run(sql, params, options)).rows[0] as T | undefined;
     },
     close() {
       closed ??= pool.end().catch(() => undefined);
