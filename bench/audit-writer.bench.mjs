@@ -131,6 +131,9 @@ function prefilledStore(n) {
        1 + (i % 4 = 3), CASE WHEN i % 4 = 3 THEN '["no_backoff"]' ELSE '[]' END, '[]', '[]', (i % 100) / 10.0, 'ab12cd34'${
          // Schema 3 (issue #17): an issue key per (service, protocol, skill, code), no second subject.
          ERROR_EVENT_COLUMNS.includes('issue_key') ? `, printf('%016x', ((i % 3) * 1000 + (i % 2) * 100 + (i % 5) * 10 + (i / 5) % 5) * 2654435761), NULL` : ''
+       }${
+         // Later schemas' columns (origin: buyer calls; service_version: three releases).
+         ERROR_EVENT_COLUMNS.slice(ERROR_EVENT_COLUMNS.indexOf('subject_alt') + 1).map((c) => (c === 'service_version' ? `, '1.' || (i % 3) || '.0'` : ', NULL')).join('')
        }
      FROM r`,
   ).run();
