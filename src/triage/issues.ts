@@ -193,7 +193,11 @@ const edgeCells = (ids: string): string => `SELECT e.issue_key AS k,
 /** The whole hours of a summary read, [h0, h1) (epoch ms), between its partial edges. */
 const wholeHours = (w: TimeWindow): [number, number] => [ceilTo(w.since, HOUR), Math.floor(w.until / HOUR) * HOUR];
 
-async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: number): Promise<{ cells: Cell[]; clients: Map<string, number> }> {
+/**
+ * The window's cells and distinct clients per issue from the hourly summary; null when a stored
+ * number is not an integer (the caller reads the rows instead).
+ */
+async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: number): Promise<{ cells: Cell[]; clients: Map<string, number> } | null> {
   const [h0, h1] = wholeHours(w);
   const agg = (sql: string, sep: string) => (db.dialect === 'postgres' ? `string_agg(${sql}, '${sep}')` : `group_concat(${sql}, '${sep}')`);
   // Whole hours as stored, each partial hour at the edges from the rows (one range scan per edge:
@@ -219,7 +223,9 @@ async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: numb
     for (let i = 0, field = 0, num = 0, neg = false; i <= text.length; i++) {
       const ch = i < text.length ? text.charCodeAt(i) : 32;
       if (ch === 45) neg = true;
-      else if (ch !== 32) num = num * 10 + ch - 48;
+      else if (ch >= 48 && ch <= 57) num = num * 10 + ch - 48;
+      // Anything but an integer (a REAL a foreign writer left, say): the rows answer instead.
+      else if (ch !== 32) return null;
       else {
         v[field++] = neg ? -num : num;
         num = 0;
@@ -469,7 +475,7 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
     (await db.get('SELECT 1 AS one FROM error_events WHERE origin IS NOT NULL AND occurred_at >= ? AND occurred_at < ? LIMIT 1', [window.since, window.until])) !== undefined;
   const summary = hourly && (!buyersOnly || !(await probeRows()));
   const p = plan(window, hourly, options.buckets ?? ISSUE_DEFAULTS.buckets);
-  const { cells, clients } = summary ? await summaryCells(db, window, p.start, p.bucketMs) : await rowCells(db, c.where, c.params, p.start, p.bucketMs);
+  const { cells, clients } = (summary ? await summaryCells(db, window, p.start, p.bucketMs) : null) ?? (await rowCells(db, c.where, c.params, p.start, p.bucketMs));
   const accs = [...fold(cells).values()].sort(SORTERS[sort]);
 
   const buyers = buyersOnly ? ` AND ${BUYER_CALLS_SQL}` : '';

@@ -4,7 +4,7 @@
 // key lookups (ReadOptions.keyLookup, issue 31) run under a generic plan, the rest as before.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgReader } from '../../src/audit/pg/reader.js';
+import { GENERIC_AFTER, pgReader } from '../../src/audit/pg/reader.js';
 import { poolConfig } from '../../src/audit/pg/sql.js';
 import type { AuditReader } from '../../src/audit/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
@@ -34,12 +34,15 @@ describe('pgReader prepared statements', () => {
     expect(await reader.get('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE ?', ['aap_r%'])).toEqual({ n: 2 });
   });
 
-  it('reads a key lookup under a generic plan and the next statement under the default again', async () => {
+  it('reads a key lookup under a generic plan once its text ran GENERIC_AFTER times, and the next statement under the default again', async () => {
     const mode = async (keyLookup: boolean) => (await reader.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'], { keyLookup }))?.m;
     expect(await mode(false)).toBe('auto');
+    // Its runs so far: one above; a one-shot `show` never pays for a generic plan.
+    for (let i = 1; i < GENERIC_AFTER; i++) expect(await mode(true)).toBe('auto');
     expect(await mode(true)).toBe('force_generic_plan');
     expect(await mode(true)).toBe('force_generic_plan');
     expect(await reader.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'])).toEqual({ m: 'auto' });
+    for (let i = 0; i <= GENERIC_AFTER; i++) await reader.all('SELECT a FROM t WHERE a = ?', [2], { keyLookup: true });
     // The same answers either way, and a statement's own error leaves the connection usable.
     expect(await reader.all('SELECT a FROM t WHERE a = ?', [2], { keyLookup: true })).toEqual([{ a: 2 }]);
     await expect(reader.get('SELECT a / 0 AS x FROM t WHERE a = ?', [1], { keyLookup: true })).rejects.toMatchObject({ code: '22012' });

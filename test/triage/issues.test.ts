@@ -189,3 +189,60 @@ describe.each(STORE_KINDS)('listIssues on the %s store', (kind) => {
     expect((await store.get<{ n: number }>('SELECT count(*) AS n FROM issue_hours WHERE hour < ?', [NOW - 4 * HOUR]))?.n).toBe(0);
   });
 });
+
+// The summary path and the rows path over many windows (issue 31's summary read): the same rows
+// in two stores of one kind, the second with one probe call in every window, which makes
+// listIssues read its rows with the same hourly buckets. Every field must agree, trend included.
+describe.each(STORE_KINDS)('summary and rows agree on the %s store', (kind) => {
+  const START = Date.UTC(2026, 10, 20, 0, 0, 0);
+  const END = START + 10 * 24 * HOUR;
+  let plain: TestStore;
+  let probed: TestStore;
+  beforeAll(async () => {
+    let seed = 12345;
+    // The high bits: an LCG's low bits repeat with a short period.
+    const rand = (n: number) => Math.floor((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 16) % n;
+    const rows: ErrorEvent[] = [];
+    for (let i = 0, at = START; at < END - HOUR; i++, at += 400_000 + rand(30_000)) {
+      rows.push(
+        event({
+          occurred_at: at,
+          code: ['RATE_LIMITED', 'VEHICLE_NOT_FOUND', 'INTERNAL_ERROR', 'SCHEMA_VALIDATION_FAILED'][rand(4)]!,
+          skill: ['inventory.search', 'lead.submit'][rand(2)]!,
+          retryable: [true, false, null][rand(3)]!,
+          client: [null, A, B, C][rand(4)]!,
+          service_version: [null, '2.0.0', '2.1.0', '2.10.0'][rand(4)]!,
+        }),
+      );
+    }
+    // An issue seen only in the last minutes before END (a window's partial edge hour).
+    for (let k = 0; k < 3; k++) rows.push(event({ occurred_at: END - 20 * 60_000 + k * 7_000 + 3, code: 'RESERVATION_CONFLICT', client: B, service_version: '2.1.0' }));
+    plain = await createTestStore(kind);
+    probed = await createTestStore(kind);
+    await plain.insertEvents(rows);
+    // One probe call every 6 h: each window below holds one.
+    const probes = Array.from({ length: 40 }, (_, k) => event({ occurred_at: START + k * 6 * HOUR + 1, code: 'UNSUPPORTED_SKILL', origin: 'probe' }));
+    await probed.insertEvents([...rows, ...probes]);
+  });
+  afterAll(async () => {
+    await plain.cleanup();
+    await probed.cleanup();
+  });
+
+  it.each([
+    ['24 h ending at :17:23.456', END - 42 * 60_000 - 36_544 - 24 * HOUR, END - 42 * 60_000 - 36_544],
+    ['7 days (7 h buckets)', END - 7 * 24 * HOUR, END],
+    ['3 days, 13 min and 7 ms', END - 3 * 24 * HOUR - 13 * 60_000 - 7, END],
+    ['12 h, start on the hour', END - 12 * HOUR - 30 * 60_000, END - 17 * 60_000],
+    ['24 h, both ends on the hour', END - 24 * HOUR, END],
+    ['6 h and 2 ms', END - 6 * HOUR - 2, END],
+  ])('%s', async (_, since, until) => {
+    const window = { since, until };
+    const a = await listIssues(await plain.reader(), { window, now: END });
+    const b = await listIssues(await probed.reader(), { window, now: END });
+    expect(a.source).toBe('summary');
+    expect(b.source).toBe('summary'); // hourly buckets, read from the rows (see above)
+    expect(a.total).toBeGreaterThan(3);
+    expect(b).toEqual(a);
+  });
+});

@@ -65,6 +65,9 @@ export async function openPgReader(url: string): Promise<AuditReader> {
  */
 export const MAX_PREPARED_STATEMENTS = 256;
 
+/** Runs of one key-lookup text on one connection before it is read under a generic plan (ReadOptions). */
+export const GENERIC_AFTER = 5;
+
 /**
  * An {@link AuditReader} over a pool. Statements with parameters run as named prepared
  * statements (one name per distinct text, prepared once per connection): planning a query over
@@ -73,14 +76,20 @@ export const MAX_PREPARED_STATEMENTS = 256;
  * same few shapes over and over. PostgreSQL re-plans a prepared statement itself after DDL (a
  * partition created or dropped); a "cached plan must not change result type" error (a column
  * added by a migration while the reader was open) drops the name and runs the text unnamed.
- * Key lookups ({@link ReadOptions}) run under `plan_cache_mode = force_generic_plan`.
+ * Key lookups ({@link ReadOptions}) run under `plan_cache_mode = force_generic_plan` once their
+ * text has run {@link GENERIC_AFTER} times on the connection.
  */
 export function pgReader(pool: pg.Pool, label: string): AuditReader {
   let closed: Promise<void> | null = null;
   const names = new Map<string, string | null>();
-  // Connections whose plan_cache_mode is force_generic_plan (ReadOptions.keyLookup); a
-  // connection switches only when the next statement wants the other mode.
+  // Connections whose plan_cache_mode is force_generic_plan, and how often each ran each text.
+  // A key lookup goes generic only once its text has run GENERIC_AFTER times on the connection:
+  // a generic plan is built over every partition (~10 ms at 31 days, far more at a year), which
+  // only pays off when the connection runs it again and again (the TUI, a bench), never for one
+  // `aap-triage show`. PostgreSQL's own rule is the same count, but it compares costs that count
+  // every partition, so it would never switch by itself.
   const generic = new WeakSet<pg.PoolClient>();
+  const runs = new WeakMap<pg.PoolClient, Map<string, number>>();
   const query = async (client: pg.PoolClient, text: string, values: SqlValue[]) => {
     let name = names.get(text);
     if (name === undefined && values.length > 0 && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `aap_r${names.size}`));
@@ -97,16 +106,22 @@ export function pgReader(pool: pg.Pool, label: string): AuditReader {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      const want = options?.keyLookup === true;
+      const text = numberPlaceholders(sql);
+      let counts = runs.get(client);
+      if (!counts) runs.set(client, (counts = new Map()));
+      const n = (counts.get(text) ?? 0) + 1;
+      if (counts.size < MAX_PREPARED_STATEMENTS || counts.has(text)) counts.set(text, n);
+      const want = options?.keyLookup === true && n > GENERIC_AFTER && names.get(text) !== null;
       if (generic.has(client) !== want) {
-        await client.query(`SET plan_cache_mode = ${want ? 'force_generic_plan' : 'auto'}`);
+        // RESET, not SET auto: back to whatever the server, database or role says.
+        await client.query(want ? 'SET plan_cache_mode = force_generic_plan' : 'RESET plan_cache_mode');
         if (want) generic.add(client);
         else generic.delete(client);
       }
-      return await query(client, numberPlaceholders(sql), params as SqlValue[]);
+      return await query(client, text, params as SqlValue[]);
     } catch (error) {
-      // A statement's own error (SQLSTATE) leaves the connection usable; anything else drops it.
-      if (typeof (error as { code?: unknown }).code !== 'string' || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code)) broken = error as Error;
+      // A statement's own error leaves the connection usable; anything else drops it.
+      if (!(error instanceof pg.DatabaseError) || error.severity === 'FATAL' || error.severity === 'PANIC') broken = error as Error;
       throw error;
     } finally {
       client.release(broken);
