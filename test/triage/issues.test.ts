@@ -203,7 +203,7 @@ describe.each(STORE_KINDS)('summary and rows agree on the %s store', (kind) => {
     // The high bits: an LCG's low bits repeat with a short period.
     const rand = (n: number) => Math.floor((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 16) % n;
     const rows: ErrorEvent[] = [];
-    for (let i = 0, at = START; at < END - HOUR; i++, at += 400_000 + rand(30_000)) {
+    for (let at = START; at < END - HOUR; at += 400_000 + rand(30_000)) {
       rows.push(
         event({
           occurred_at: at,
