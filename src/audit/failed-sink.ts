@@ -6,6 +6,7 @@
  * rewritten when the counts change. Never throws.
  */
 import { writeHealthFile } from './health.js';
+import { storeLabel } from './paths.js';
 import type { AuditLogger } from './logger.js';
 import { defaultLogger } from './logger.js';
 import type { AuditGap, AuditHealth, AuditSink } from './sink.js';
@@ -32,7 +33,9 @@ const REPORT_INTERVAL_MS = 1000;
  * then counts every `write` (and every record a gap stands for) as failed.
  */
 export function openFailedSink(options: FailedSinkOptions): AuditSink {
-  const { path, reason } = options;
+  // The store as it may be shown: a PostgreSQL URL without its password (logs, health file).
+  const path = storeLabel(options.path);
+  const { reason } = options;
   const service = options.service ?? null;
   let failed = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,10 +1,10 @@
 // Choosing the store from --db / AAP_TRIAGE_DB, and keeping PostgreSQL credentials out of what is
 // shown (issue #19): pure helpers, no server needed.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fallbackHealthFilePath } from '../../src/audit/health.js';
-import { openAuditSink } from '../../src/audit/index.js';
+import { openAuditSink, openFailedSink } from '../../src/audit/index.js';
 import { captureLogger } from './helpers.js';
 import { dbTargetProblem, defaultKeyFilePath, healthFilePath, isPostgresUrl, nodePgConnectionString, redactPostgresUrl, resolveDbPath, storeLabel } from '../../src/audit/paths.js';
 import { describePgError, numberPlaceholders } from '../../src/audit/pg/sql.js';
@@ -110,6 +110,25 @@ describe('a writer given a mistyped store URL', () => {
     } finally {
       await sink.close();
       rmSync(fallbackHealthFilePath(storeLabel(target), 'pg-url-test', process.pid), { force: true });
+    }
+  });
+});
+
+describe('a writer stopped before it opens (a key that cannot be loaded)', () => {
+  it('names the store without its password in the error line and in the health file', async () => {
+    const logger = captureLogger();
+    const target = 'postgres://writer:fs-s3cret@127.0.0.1:5432/audit?sslmode=bogus';
+    const sink = openFailedSink({ path: target, reason: 'cannot load the pseudonym key', service: 'pg-url-test', logger });
+    const file = fallbackHealthFilePath(storeLabel(target), 'pg-url-test', process.pid);
+    try {
+      expect(logger.lines).toHaveLength(1);
+      expect(logger.lines[0]?.obj).toEqual({ path: 'postgres://writer@127.0.0.1:5432/audit' });
+      expect(JSON.stringify(logger.lines)).not.toContain('fs-s3cret');
+      expect(readFileSync(file, 'utf8')).not.toContain('fs-s3cret');
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ state: 'failed', path: 'postgres://writer@127.0.0.1:5432/audit' });
+    } finally {
+      await sink.close();
+      rmSync(file, { force: true });
     }
   });
 });
