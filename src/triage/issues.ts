@@ -165,7 +165,9 @@ const ceilTo = (v: number, step: number): number => Math.ceil(v / step) * step;
 function plan(window: TimeWindow, summary: boolean, buckets: number): { bucketMs: number; start: number; count: number } {
   const span = Math.max(1, window.until - window.since);
   const unit = summary ? HOUR : 60_000;
-  const bucketMs = Math.max(unit, ceilTo(span / Math.max(1, buckets), unit));
+  // Whole ms per bucket first: `--since 24h` ends at now + 1 ms, and 24 h + 1 ms over 24 buckets
+  // must stay 1 h, not round up to 2 h.
+  const bucketMs = Math.max(unit, ceilTo(Math.floor(span / Math.max(1, buckets)), unit));
   // Summary buckets line up with the store's hours; finer ones start at the window.
   const start = summary ? Math.floor(window.since / bucketMs) * bucketMs : window.since;
   return { bucketMs, start, count: Math.max(1, Math.ceil((window.until - start) / bucketMs)) };
@@ -475,7 +477,8 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
     (await db.get('SELECT 1 AS one FROM error_events WHERE origin IS NOT NULL AND occurred_at >= ? AND occurred_at < ? LIMIT 1', [window.since, window.until])) !== undefined;
   const summary = hourly && (!buyersOnly || !(await probeRows()));
   const p = plan(window, hourly, options.buckets ?? ISSUE_DEFAULTS.buckets);
-  const { cells, clients } = (summary ? await summaryCells(db, window, p.start, p.bucketMs) : null) ?? (await rowCells(db, c.where, c.params, p.start, p.bucketMs));
+  const fromSummary = summary ? await summaryCells(db, window, p.start, p.bucketMs) : null;
+  const { cells, clients } = fromSummary ?? (await rowCells(db, c.where, c.params, p.start, p.bucketMs));
   const accs = [...fold(cells).values()].sort(SORTERS[sort]);
 
   const buyers = buyersOnly ? ` AND ${BUYER_CALLS_SQL}` : '';
@@ -531,7 +534,7 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
       last_trace_id: s.trace_id,
     });
   }
-  return { window, sort, trend_start: p.start, bucket_ms: p.bucketMs, quiet_ms: quietMs, total: accs.length, source: hourly ? 'summary' : 'rows', issues };
+  return { window, sort, trend_start: p.start, bucket_ms: p.bucketMs, quiet_ms: quietMs, total: accs.length, source: fromSummary ? 'summary' : 'rows', issues };
 }
 
 /**
