@@ -43,7 +43,7 @@ export function buildProgram(ctx: CommandContext, modules: readonly CommandModul
   const program = new Command('aap-triage')
     .description('Search the AAP / DMC-12 audit log, find retry storms, draft incident emails')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .addOption(new Option('--db <path>', 'audit database (default: AAP_TRIAGE_DB, else ./aap-triage.db)'))
+    .addOption(new Option('--db <path|url>', 'audit database: a SQLite file or a postgres:// URL (default: AAP_TRIAGE_DB, else ./aap-triage.db)'))
     .option('--json', 'machine-readable output (the same answer as the text)')
     .option('--since <time>', 'start of the window: a duration back from now (15m, 24h, 7d) or an RFC 3339 time')
     .option('--until <time>', 'end of the window (default now)')

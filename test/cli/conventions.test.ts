@@ -38,12 +38,12 @@ describe('help', () => {
     const r = await run([name, '--help']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('Global Options:');
-    for (const flag of ['--db <path>', '--json', '--since <time>', '--until <time>', '--limit <n>', '--key-file <path>', '--no-color']) expect(r.out).toContain(flag);
+    for (const flag of ['--db <path|url>', '--json', '--since <time>', '--until <time>', '--limit <n>', '--key-file <path>', '--no-color']) expect(r.out).toContain(flag);
   });
 
   it('clients label --help lists them too', async () => {
     const r = await run(['clients', 'label', '--help']);
-    expect(r.out).toMatch(/Global Options:[\s\S]*--db <path>/);
+    expect(r.out).toMatch(/Global Options:[\s\S]*--db <path\|url>/);
   });
 });
 
