@@ -170,7 +170,8 @@ function plan(window: TimeWindow, summary: boolean, buckets: number): { bucketMs
   const bucketMs = Math.max(unit, ceilTo(Math.floor(span / Math.max(1, buckets)), unit));
   // Summary buckets line up with the store's hours; finer ones start at the window.
   const start = summary ? Math.floor(window.since / bucketMs) * bucketMs : window.since;
-  return { bucketMs, start, count: Math.max(1, Math.ceil((window.until - start) / bucketMs)) };
+  // The last ms is `until` itself on `--since` windows (now + 1): it opens no bucket of its own.
+  return { bucketMs, start, count: Math.max(1, Math.ceil((window.until - 1 - start) / bucketMs)) };
 }
 
 /** A number as text in both stores' SQL (their `||` joins text). */
@@ -468,7 +469,8 @@ export async function listIssues(db: Db, options: IssueOptions): Promise<IssueLi
   const span = window.until - window.since;
   // Both stores' writers keep the hourly summary (PostgreSQL's since its migration 5, issue 31);
   // the rows path gives the same result with the same hour-aligned buckets.
-  const hourly = q.terms.length === 0 && span > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
+  // `span - 1`: a `--since 6h` window ends at now + 1 ms and is still a 6 h window.
+  const hourly = q.terms.length === 0 && span - 1 > ISSUE_DEFAULTS.rawWindowMs && Math.floor(window.until / HOUR) * HOUR > ceilTo(window.since, HOUR);
   // The summary counts every row; a window holding calls of `aap-triage probe` (left out unless
   // asked, docs/probe.md) is read from the rows instead. The partial index of migration 6 holds
   // only probe rows, so asking costs one index probe.

@@ -1,5 +1,6 @@
 // Issues over a store with a known mix: counts, clients, first/last seen, new vs regressed vs
 // ongoing, the same answer from the hourly summary and from the rows, the issue: query term.
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReader } from '../../src/audit/store.js';
 import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
@@ -142,6 +143,18 @@ describe.each(STORE_KINDS)('listIssues on the %s store', (kind) => {
     expect(byCode(list.issues)['RATE_LIMITED']!.trend).toEqual([2, ...new Array<number>(23).fill(3), 1]);
   });
 
+  it('cuts a --since window (it ends at now + 1 ms) into whole buckets with no 1 ms cell at the end, on both paths', async () => {
+    const since24 = { since: NOW - 24 * HOUR, until: NOW + 1 };
+    const summary = await listIssues(store, { window: since24, now: NOW });
+    expect([summary.source, summary.bucket_ms, summary.trend_start]).toEqual(['summary', HOUR, NOW - 24 * HOUR - 30 * 60_000]);
+    expect(summary.issues[0]!.trend).toHaveLength(25); // :30 to :30, on the hour: both partial hours
+    const rows = await listIssues(store, { window: since24, now: NOW, query: '-code:NONE' });
+    expect([rows.source, rows.bucket_ms, rows.issues[0]!.trend.length]).toEqual(['rows', HOUR, 24]);
+    // `--since 6h` is a 6 h window: read from the rows, in 15-minute buckets.
+    const six = await listIssues(store, { window: { since: NOW - 6 * HOUR, until: NOW + 1 }, now: NOW });
+    expect([six.source, six.bucket_ms, six.issues[0]!.trend.length]).toEqual(['rows', 15 * 60_000, 24]);
+  });
+
   it('sorts by last seen and by first seen, newest first', async () => {
     expect((await listIssues(store, { window: WINDOW, now: NOW, sort: 'last_seen' })).issues.map((i) => i.code)).toEqual([
       'RATE_LIMITED',
@@ -244,5 +257,25 @@ describe.each(STORE_KINDS)('summary and rows agree on the %s store', (kind) => {
     expect(b.source).toBe('rows'); // in hourly buckets (see above)
     expect(a.total).toBeGreaterThan(3);
     expect({ ...b, source: 'summary' }).toEqual(a);
+  });
+});
+
+// A summary cell that is not an integer (a store some other tool wrote into) is not guessed at:
+// the rows answer.
+describe('a summary holding a non-integer', () => {
+  it('answers from the rows', async () => {
+    const store = await createTestStore('sqlite');
+    try {
+      await store.insertEvents(mix());
+      const db = new Database(store.target);
+      // 11:00, a whole hour of the window (12:00 is its partial edge, read from the rows anyway).
+      expect(db.prepare('UPDATE issue_hours SET errors = 1.5 WHERE hour = ?').run(Math.floor(NOW / HOUR) * HOUR - HOUR).changes).toBeGreaterThan(0);
+      db.close();
+      const list = await listIssues(await store.reader(), { window: WINDOW, now: NOW });
+      expect(list.source).toBe('rows');
+      expect(byCode(list.issues)['RATE_LIMITED']!.count).toBe(rateInWindow.length);
+    } finally {
+      await store.cleanup();
+    }
   });
 });
