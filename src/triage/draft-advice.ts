@@ -96,7 +96,14 @@ function should(b: CodeBreakdown, action: string | null, cap: number, asked: Ask
     // The code table's action may carry the schedule itself (DMC-12's RATE_LIMITED row): then only the cap is added.
     const scheduleSaid = said.includes(BACKOFF_SCHEDULE);
     // What a requested action below asks for is pointed to, not said twice.
-    const parts: string[] = asked.backoff ? ['retry as the requested action below says'] : [];
+    const parts: string[] =
+      asked.hint && asked.backoff
+        ? ['wait and retry as the requested actions below say']
+        : asked.backoff
+          ? ['retry as the requested action below says']
+          : asked.hint
+            ? ['wait as the requested action below says']
+            : [];
     if (!asked.backoff) {
       parts.push(
         scheduleSaid
@@ -106,8 +113,7 @@ function should(b: CodeBreakdown, action: string | null, cap: number, asked: Ask
             : `retry only with exponential backoff and jitter (${BACKOFF_SCHEDULE}, capped), at most ${cap} attempts`,
       );
     }
-    if (asked.hint && !asked.backoff) parts.push('wait as the requested action below says');
-    else if (!asked.hint && !/retry_after/i.test(said)) parts.push('honour retry_after_ms');
+    if (!asked.hint && !/retry_after/i.test(said)) parts.push('honour retry_after_ms');
     if (!/error_id/i.test(said)) parts.push('then report the error_id and trace_id');
     const text = parts.join('; ');
     retryRule = text ? `${text[0]?.toUpperCase()}${text.slice(1)}.` : '';

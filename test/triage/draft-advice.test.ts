@@ -32,10 +32,10 @@ describe('the advice of a draft', () => {
     const summary = { codes: [b] } as unknown as ErrorSummary;
     const both = new Map([['RATE_LIMITED', { hint: true, backoff: true }]]);
     const [g] = guidanceFor(summary, STORM_DEFAULTS.attemptCap, both);
-    expect(g?.should).toBe('Retry as the requested action below says; then report the error_id and trace_id.');
+    expect(g?.should).toBe('Wait and retry as the requested actions below say; then report the error_id and trace_id.');
     // Asked only to wait: the backing off is said here in the rule's words, the waiting only below.
     const [hintOnly] = guidanceFor(summary, STORM_DEFAULTS.attemptCap, new Map([['RATE_LIMITED', { hint: true, backoff: false }]]));
-    expect(hintOnly?.should).toContain(`retry only with exponential backoff and jitter (${BACKOFF_SCHEDULE}, capped), at most 5 attempts`.replace(/^r/, 'R'));
+    expect(hintOnly?.should).toContain(`Wait as the requested action below says; retry only with exponential backoff and jitter (${BACKOFF_SCHEDULE}, capped), at most 5 attempts`);
     expect(hintOnly?.should).not.toMatch(/retry_after/);
     // Nothing asked: the spec's action as written, and the rule's parts it does not say.
     const [none] = guidanceFor(summary, STORM_DEFAULTS.attemptCap);

@@ -233,7 +233,7 @@ describe.each(STORE_KINDS)('advice in a draft (%s store)', (kind) => {
     expect(count(/Wait at least retry_after_ms/g)).toBe(1);
     expect(count(/~1 s → 2 s → 4 s/g)).toBe(1);
     expect(count(/honour retry_after_ms|honouring (details\.)?retry_after_ms/gi)).toBe(0);
-    expect(text).toMatch(/Should: Retry only with exponential backoff [^\n]*; wait as the requested action below says; then report the error_id/);
+    expect(text).toMatch(/Should: Wait as the requested action below says; retry only with exponential backoff [^\n]*; then report the error_id/);
   });
 });
 
