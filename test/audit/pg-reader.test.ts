@@ -37,16 +37,35 @@ describe('pgReader prepared statements', () => {
   it('reads a key lookup under a generic plan once its text ran GENERIC_AFTER times, and the next statement under the default again', async () => {
     const mode = async (keyLookup: boolean) => (await reader.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'], { keyLookup }))?.m;
     expect(await mode(false)).toBe('auto');
-    // Its runs so far: one above; a one-shot `show` never pays for a generic plan.
-    for (let i = 1; i < GENERIC_AFTER; i++) expect(await mode(true)).toBe('auto');
+    // Only key lookups count; a one-shot `show` never pays for a generic plan.
+    for (let i = 0; i < GENERIC_AFTER; i++) expect(await mode(true)).toBe('auto');
     expect(await mode(true)).toBe('force_generic_plan');
     expect(await mode(true)).toBe('force_generic_plan');
     expect(await reader.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'])).toEqual({ m: 'auto' });
     for (let i = 0; i <= GENERIC_AFTER; i++) await reader.all('SELECT a FROM t WHERE a = ?', [2], { keyLookup: true });
     // The same answers either way, and a statement's own error leaves the connection usable.
     expect(await reader.all('SELECT a FROM t WHERE a = ?', [2], { keyLookup: true })).toEqual([{ a: 2 }]);
+    const pid = async () => (await reader.get<{ p: number }>('SELECT pg_backend_pid() AS p'))?.p;
+    const before = await pid();
     await expect(reader.get('SELECT a / 0 AS x FROM t WHERE a = ?', [1], { keyLookup: true })).rejects.toMatchObject({ code: '22012' });
     expect(await reader.all('SELECT a FROM t WHERE a = ?', [1])).toEqual([{ a: 1 }]);
+    expect(await pid()).toBe(before);
+  });
+
+  it("returns to the database's own plan_cache_mode after key lookups (RESET, not auto)", async () => {
+    await pool.query(`ALTER DATABASE ${database.name} SET plan_cache_mode = force_custom_plan`);
+    const own = new pg.Pool(poolConfig(database.url, { max: 1 }));
+    const r = pgReader(own, 'test');
+    try {
+      const mode = async (keyLookup: boolean) => (await r.get<{ m: string }>('SELECT current_setting(?) AS m', ['plan_cache_mode'], { keyLookup }))?.m;
+      expect(await mode(false)).toBe('force_custom_plan');
+      for (let i = 0; i < GENERIC_AFTER; i++) await mode(true);
+      expect(await mode(true)).toBe('force_generic_plan');
+      expect(await mode(false)).toBe('force_custom_plan');
+    } finally {
+      await r.close();
+      await pool.query(`ALTER DATABASE ${database.name} RESET plan_cache_mode`);
+    }
   });
 
   it('runs a statement unprepared once a column added under it changed its result', async () => {

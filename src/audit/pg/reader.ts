@@ -107,11 +107,16 @@ export function pgReader(pool: pg.Pool, label: string): AuditReader {
     let broken: Error | undefined;
     try {
       const text = numberPlaceholders(sql);
-      let counts = runs.get(client);
-      if (!counts) runs.set(client, (counts = new Map()));
-      const n = (counts.get(text) ?? 0) + 1;
-      if (counts.size < MAX_PREPARED_STATEMENTS || counts.has(text)) counts.set(text, n);
-      const want = options?.keyLookup === true && n > GENERIC_AFTER && names.get(text) !== null;
+      let want = false;
+      // Only key lookups are counted, and only prepared ones go generic (an unnamed statement
+      // would build a generic plan on every call).
+      if (options?.keyLookup === true) {
+        let counts = runs.get(client);
+        if (!counts) runs.set(client, (counts = new Map()));
+        const n = (counts.get(text) ?? 0) + 1;
+        if (counts.size < MAX_PREPARED_STATEMENTS || counts.has(text)) counts.set(text, n);
+        want = n > GENERIC_AFTER && typeof names.get(text) === 'string';
+      }
       if (generic.has(client) !== want) {
         // RESET, not SET auto: back to whatever the server, database or role says.
         await client.query(want ? 'SET plan_cache_mode = force_generic_plan' : 'RESET plan_cache_mode');
