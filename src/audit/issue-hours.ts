@@ -4,7 +4,7 @@
  * writer adds each batch itself (writer-worker.ts, ISSUE_HOURS_UPSERT_SQL).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { ISSUE_HOUR_MS } from './schema.js';
+import { ISSUE_HOUR_MS, issueHourVersionsFromRows } from './schema.js';
 
 /**
  * Replaces the `issue_hours` and `issue_hour_versions` rows of the hours overlapping [since, until) (epoch ms; default
@@ -29,12 +29,7 @@ export function rebuildIssueHours(db: BetterSqlite3.Database, since: number = Nu
       GROUP BY 1, 2`,
   ).run(from, to);
   db.prepare('DELETE FROM issue_hour_versions WHERE hour >= ? AND hour < ?').run(from, to);
-  db.prepare(
-    `INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
-     SELECT occurred_at - occurred_at % ${ISSUE_HOUR_MS}, issue_key, IFNULL(service_version, ''), count(*) FROM error_events
-      WHERE occurred_at >= ? AND occurred_at < ? AND issue_key IS NOT NULL
-      GROUP BY 1, 2, 3`,
-  ).run(from, to);
+  db.prepare(issueHourVersionsFromRows(' AND occurred_at >= ? AND occurred_at < ?')).run(from, to);
 }
 
 /** Rebuilds the given hours (hour starts, epoch ms), each in its own range. Same rules as {@link rebuildIssueHours}. */

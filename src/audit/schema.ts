@@ -20,6 +20,14 @@ export const TRAFFIC_COLUMNS = ['minute', 'service', 'skill', 'client', 'request
  * - `retry_flags`, `violations`, `conformance`: JSON arrays as TEXT (`[]` when empty).
  * - `error_id` is `err_` + UUIDv7 hex, so the primary key grows at its right edge.
  */
+/**
+ * The statement that adds up `error_events` into `issue_hour_versions` (migration 8's backfill,
+ * and `rebuildIssueHours` with `range` = ` AND occurred_at >= ? AND occurred_at < ?`).
+ */
+export const issueHourVersionsFromRows = (range = ''): string => `INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
+    SELECT occurred_at - occurred_at % 3600000, issue_key, IFNULL(service_version, ''), count(*)
+      FROM error_events WHERE issue_key IS NOT NULL${range} GROUP BY 1, 2, 3`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: initial schema
   `
@@ -237,9 +245,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (hour, issue_key, version)
   ) WITHOUT ROWID;
 
-  INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
-    SELECT occurred_at - occurred_at % 3600000, issue_key, IFNULL(service_version, ''), count(*)
-      FROM error_events WHERE issue_key IS NOT NULL GROUP BY 1, 2, 3;
+  ${issueHourVersionsFromRows()};
   `,
 ];
 

@@ -217,7 +217,7 @@ async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: numb
     [h0, h1, w.since, h0, h1, w.until],
   );
   const cells: Cell[] = [];
-  const lists = new Map<string, string[]>();
+  const lists = new Map<string, string>();
   const inBucket = new Map<number, Cell>();
   const v = [0, 0, 0, 0, 0, 0];
   for (const x of rows) {
@@ -251,7 +251,7 @@ async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: numb
         }
       }
     }
-    if (x.cs) lists.set(x.k, [x.cs]);
+    if (x.cs) lists.set(x.k, x.cs);
   }
   return { cells, clients: countClientIds(lists) };
 }
@@ -260,45 +260,41 @@ async function summaryCells(db: Db, w: TimeWindow, start: number, bucketMs: numb
 const MARKS_MAX = 1 << 20;
 
 /**
- * The number of distinct ids in each issue's comma-separated lists of `issue_client_ids` ids.
+ * The number of distinct ids in each issue's comma-separated list of `issue_client_ids` ids.
  * A day of a busy store lists ~300 000 ids: they are read as integers, each marked with the
  * issue it was last counted for, rather than as strings in a Set per issue (issue 31).
  */
-function countClientIds(lists: ReadonlyMap<string, readonly string[]>): Map<string, number> {
+function countClientIds(lists: ReadonlyMap<string, string>): Map<string, number> {
   // The issue each id was last counted for: a typed array while ids are small (both writers
   // number clients densely), a Map past that.
   let marks = new Int32Array(8192);
   const far = new Map<number, number>();
   const out = new Map<string, number>();
   let issue = 0;
-  for (const [key, texts] of lists) {
+  for (const [key, text] of lists) {
     issue += 1;
     let n = 0;
-    for (const text of texts) {
-      let id = 0;
-      let digits = 0;
-      for (let i = 0; i <= text.length; i++) {
-        const ch = i < text.length ? text.charCodeAt(i) : 44;
-        if (ch !== 44) {
-          id = id * 10 + ch - 48;
-          digits += 1;
-          continue;
-        }
-        if (digits > 0) {
-          if (id >= marks.length && id < MARKS_MAX) {
-            const grown = new Int32Array(Math.min(MARKS_MAX, 2 ** Math.ceil(Math.log2(id + 1))));
-            grown.set(marks);
-            marks = grown;
-          }
-          if (id < marks.length ? marks[id] !== issue : far.get(id) !== issue) {
-            if (id < marks.length) marks[id] = issue;
-            else far.set(id, issue);
-            n += 1;
-          }
-        }
-        id = 0;
-        digits = 0;
+    for (let i = 0, id = 0, digits = 0; i <= text.length; i++) {
+      const ch = i < text.length ? text.charCodeAt(i) : 44;
+      if (ch !== 44) {
+        id = id * 10 + ch - 48;
+        digits += 1;
+        continue;
       }
+      if (digits > 0) {
+        if (id >= marks.length && id < MARKS_MAX) {
+          const grown = new Int32Array(Math.min(MARKS_MAX, 2 ** Math.ceil(Math.log2(id + 1))));
+          grown.set(marks);
+          marks = grown;
+        }
+        if (id < marks.length ? marks[id] !== issue : far.get(id) !== issue) {
+          if (id < marks.length) marks[id] = issue;
+          else far.set(id, issue);
+          n += 1;
+        }
+      }
+      id = 0;
+      digits = 0;
     }
     out.set(key, n);
   }

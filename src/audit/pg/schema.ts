@@ -14,9 +14,12 @@
  * - `audit_gaps.id` is an identity column (SQLite's INTEGER PRIMARY KEY).
  */
 import type { ClientBase } from 'pg';
-import { PG_ISSUE_HOURS_REBUILD_SQL, issueHoursBatchSql } from './issue-hours.js';
+import { PG_ISSUE_HOUR_VERSIONS_REBUILD_SQL, PG_ISSUE_HOURS_REBUILD_SQL, issueHoursBatchSql } from './issue-hours.js';
 
 const T = 'TEXT COLLATE "C"';
+
+/** A rebuild statement of pg/issue-hours.ts over all time ($1, $2 written out): a migration's backfill. */
+const overAllTime = (sql: string): string => sql.replace(/\$1/g, String(Number.MIN_SAFE_INTEGER)).replace(/\$2/g, String(Number.MAX_SAFE_INTEGER));
 
 /** Numbered migrations, as in schema.ts. Never edit a released one: add one. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -173,7 +176,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   // hours in the batch's statement: pg/issue-hours.ts), and listIssues reads it. This backfills
   // the summary from the rows already stored (pg/issue-hours.ts PG_ISSUE_HOURS_REBUILD_SQL over all
   // time). SQLite's migration 5 changes nothing: its writer kept the summary since migration 4.
-  PG_ISSUE_HOURS_REBUILD_SQL.map((sql) => sql.replace(/\$1/g, String(Number.MIN_SAFE_INTEGER)).replace(/\$2/g, String(Number.MAX_SAFE_INTEGER))).join(';\n'),
+  PG_ISSUE_HOURS_REBUILD_SQL.map(overAllTime).join(';\n'),
   // 6: `origin` ('probe' for aap-triage probe calls, else NULL; see schema.ts migration 6).
   `
   ALTER TABLE error_events ADD COLUMN origin ${T};
@@ -202,9 +205,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     errors    BIGINT NOT NULL,
     PRIMARY KEY (hour, issue_key, version)
   );
-  INSERT INTO issue_hour_versions (hour, issue_key, version, errors)
-    SELECT occurred_at - occurred_at % 3600000, issue_key, COALESCE(service_version, ''), count(*)
-      FROM error_events WHERE issue_key IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+  ${overAllTime(PG_ISSUE_HOUR_VERSIONS_REBUILD_SQL[1]!)};
   `,
 ];
 
