@@ -27,26 +27,14 @@ export type AuditDialect = 'sqlite' | 'postgres';
  * (PostgreSQL's `bigint`/`numeric` results are converted); text as strings; NULL as null.
  * Methods reject with the engine's error for bad SQL; opening is where `AuditStoreError`s arise.
  */
-/** How a statement is read; the store may ignore it (SQLite does). */
-export interface ReadOptions {
-  /**
-   * The statement finds rows by key (an error id, a trace id, a client near a time): one plan
-   * fits every value. PostgreSQL then reuses one generic plan once the connection has run the
-   * statement a few times, pruning the day partitions as it runs, where it would plan each call
-   * anew (issue 31: 0.7 ms of planning against 0.15 ms of running for `show`'s related rows).
-   * Leave it off for ranges and aggregates, whose best plan depends on the values.
-   */
-  keyLookup?: boolean;
-}
-
 export interface AuditReader {
   readonly dialect: AuditDialect;
   /** Where it reads, fit for logs and output: a file path, or a PostgreSQL URL without its password. */
   readonly location: string;
   /** Every row of `sql` with `params` bound to its `?` placeholders, in order. */
-  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[], options?: ReadOptions): Promise<T[]>;
+  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   /** The first row of `sql`, or undefined when there is none. */
-  get<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[], options?: ReadOptions): Promise<T | undefined>;
+  get<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   /** Release the connection(s). Idempotent. */
   close(): Promise<void>;
 }

@@ -12,7 +12,7 @@ export { AUDIT_SINK_DEFAULTS, DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from './options
 export type { AuditSinkOptions } from './options.js';
 export { READER_BUSY_TIMEOUT_MS, UPGRADE_HINT, openAuditReader } from './reader.js';
 export { forgetInStore, openBackend, openStoreReader, pruneStore, sqliteReader, truncatePostgresStore } from './store.js';
-export type { AuditBackend, AuditDialect, AuditReader, ReadOptions, SqlValue, WriterWorkerSpec } from './backend.js';
+export type { AuditBackend, AuditDialect, AuditReader, SqlValue, WriterWorkerSpec } from './backend.js';
 export { AUDIT_COLUMNS, LOG_LINE_FIELDS, RECORD_ONLY_FIELDS } from './columns.js';
 export type { AuditColumn, ErrorEventColumn } from './columns.js';
 export { AuditStoreError, PseudonymKeyError } from './errors.js';

@@ -12,7 +12,7 @@ import { openBackend } from './open-backend.js';
 import type { PgStoreInspection } from './pg/maintenance.js';
 import type { Pseudonymizer } from './pseudonym.js';
 
-export type { AuditBackend, AuditDialect, AuditReader, ReadOptions, SqlValue } from './backend.js';
+export type { AuditBackend, AuditDialect, AuditReader, SqlValue } from './backend.js';
 export { openBackend } from './open-backend.js';
 export { sqliteReader } from './sqlite/reader.js';
 

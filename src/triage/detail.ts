@@ -1,4 +1,3 @@
-import type { ReadOptions } from '../audit/backend.js';
 import type { ErrorEvent } from '../protocol/error-event.js';
 import { RETRY_WINDOW_MS } from '../protocol/index.js';
 import { errorIdTime } from '../protocol/error-id.js';
@@ -40,9 +39,6 @@ export const ID_TIME_SLACK_MS = 3_600_000;
  */
 export const SAME_TRACE_WINDOW_MS = 3_600_000;
 
-/** `show` and `trace` find rows by id, trace or client: one plan fits every value (ReadOptions). */
-const KEY_LOOKUP: ReadOptions = Object.freeze({ keyLookup: true });
-
 /** Options of `getError`. */
 export interface DetailOptions {
   /** Most related rows returned per kind. Default 20. */
@@ -69,17 +65,16 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
       ? undefined
       : await db.get<ErrorEventRecord>(
           `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ? AND occurred_at >= ? AND occurred_at < ?`,
-          [errorId, at - ID_TIME_SLACK_MS, at + ID_TIME_SLACK_MS],
-          KEY_LOOKUP,
+          [errorId, at - ID_TIME_SLACK_MS, at + ID_TIME_SLACK_MS]
         );
-  const rec = near ?? (await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId], KEY_LOOKUP));
+  const rec = near ?? (await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId]));
   if (!rec) return undefined;
   const error = toErrorEvent(rec);
   const limit = options.relatedLimit ?? 20;
   const span = options.fingerprintWindowMs ?? RETRY_WINDOW_MS;
-  // The same trace and the retry chain on either side of this error in one statement: each part
-  // is its own index range (a tagged subquery, `part` 0–2), one round trip instead of three
-  // (issue 31: PostgreSQL's `show` was four statements of ~0.7 ms each).
+  // The same trace and the whole retry window in one statement, each a tagged part with its own
+  // index range: one round trip and one planning (issue 31: PostgreSQL plans each statement anew
+  // for the values given, and planning, not reading, was most of a `show`).
   const parts: string[] = [];
   const params: (string | number)[] = [];
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
@@ -91,37 +86,40 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
   const match = `${error.client === null ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
   const args = [...(error.client === null ? [] : [error.client]), error.occurred_at - span, error.occurred_at + span, error.fingerprint ?? '', errorId];
+  // The window's rows up to one more than both sides can show: fewer means every row of the
+  // window is here, so the neighbours and the count need nothing else (a retry chain is a handful).
+  const windowCap = 2 * limit + 1;
   if (error.fingerprint !== null) {
-    const here = [error.occurred_at, error.occurred_at, errorId];
-    parts.push(
-      `SELECT 1 AS part, b.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?))
-         ORDER BY occurred_at DESC, error_id DESC LIMIT ?) b`,
-      `SELECT 2 AS part, a.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?))
-         ORDER BY occurred_at, error_id LIMIT ?) a`,
-    );
-    params.push(...args, ...here, limit, ...args, ...here, limit);
+    parts.push(`SELECT 1 AS part, w.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} ORDER BY occurred_at, error_id LIMIT ?) w`);
+    params.push(...args, windowCap);
   }
-  const related = parts.length ? await db.all<ErrorEventRecord & { part: number }>(parts.join(' UNION ALL '), params, KEY_LOOKUP) : [];
+  const related = parts.length ? await db.all<ErrorEventRecord & { part: number }>(parts.join(' UNION ALL '), params) : [];
   // Each part's rows in its own order (UNION ALL keeps no order between or within parts).
   const of = (part: number) =>
     related
       .filter((r) => r.part === part)
       .map(({ part: _, ...row }) => toErrorEvent(row))
-      .sort((x, y) => x.occurred_at - y.occurred_at || (x.error_id < y.error_id ? -1 : 1));
+      .sort(byTime);
   const sameTrace = of(0).filter((r) => r.error_id !== errorId).slice(0, limit);
   let sameFingerprint: ErrorEvent[] = [];
   let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
-    const before = of(1).reverse();
-    const after = of(2);
-    // Half the rows on each side; a side with fewer leaves its share to the other.
-    const nBefore = Math.min(before.length, Math.max(Math.ceil(limit / 2), limit - after.length));
-    const nAfter = Math.min(after.length, limit - nBefore);
-    sameFingerprint = [...before.slice(0, nBefore).reverse(), ...after.slice(0, nAfter)];
-    sameFingerprintCount =
-      before.length < limit && after.length < limit
-        ? before.length + after.length
-        : ((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${match}`, args))?.n ?? 0);
+    let window = of(1);
+    sameFingerprintCount = window.length;
+    if (window.length === windowCap) {
+      // A storm: more rows in the window than both sides show. The nearest on each side, and the count.
+      const here = [error.occurred_at, error.occurred_at, errorId];
+      const rows = await db.all<ErrorEventRecord>(
+        `SELECT b.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at < ? OR (occurred_at = ? AND error_id < ?))
+           ORDER BY occurred_at DESC, error_id DESC LIMIT ?) b
+         UNION ALL SELECT a.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?))
+           ORDER BY occurred_at, error_id LIMIT ?) a`,
+        [...args, ...here, limit, ...args, ...here, limit]
+      );
+      window = rows.map(toErrorEvent).sort(byTime);
+      sameFingerprintCount = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${match}`, args))?.n ?? 0;
+    }
+    sameFingerprint = nearest(window, error, limit);
   }
   return {
     error,
@@ -133,6 +131,21 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   };
 }
 
+/** Oldest first, ties by `error_id` (the stores' own order). */
+const byTime = (x: ErrorEvent, y: ErrorEvent): number => x.occurred_at - y.occurred_at || (x.error_id < y.error_id ? -1 : x.error_id > y.error_id ? 1 : 0);
+
+/**
+ * Up to `limit` of `rows` (oldest first, `error` not among them) nearest `error`, oldest first:
+ * half before it and half after, a side with fewer leaving its share to the other.
+ */
+function nearest(rows: readonly ErrorEvent[], error: ErrorEvent, limit: number): ErrorEvent[] {
+  const before = rows.filter((r) => byTime(r, error) < 0);
+  const after = rows.filter((r) => byTime(r, error) > 0);
+  const nBefore = Math.min(before.length, Math.max(Math.ceil(limit / 2), limit - after.length));
+  const nAfter = Math.min(after.length, limit - nBefore);
+  return [...before.slice(before.length - nBefore), ...after.slice(0, nAfter)];
+}
+
 /**
  * Every error whose `trace_id` or `upstream_trace_id` is one of `traceIds`, oldest first
  * (`aap-triage trace`). At most `limit` rows (default 1000); only those in `within` when given
@@ -142,7 +155,7 @@ export async function getTrace(db: Db, traceIds: string | readonly string[], lim
   const ids = typeof traceIds === 'string' ? [traceIds] : [...new Set(traceIds)];
   if (ids.length === 0) return [];
   const q = traceQuery(ids, limit, within);
-  return (await db.all<ErrorEventRecord>(q.sql, q.params, KEY_LOOKUP)).map(toErrorEvent);
+  return (await db.all<ErrorEventRecord>(q.sql, q.params)).map(toErrorEvent);
 }
 
 /** {@link getTrace}'s statement for `ids` (at least one), portable (`?` placeholders). */
@@ -151,9 +164,10 @@ function traceQuery(ids: readonly string[], limit: number, within?: TimeWindow):
   const p = unique.map(() => '?').join(',');
   const time = within ? ' AND occurred_at >= ? AND occurred_at < ?' : '';
   const times = within ? [within.since, within.until] : [];
-  // UNION (not OR) so each side uses its own partial index.
-  const sql = `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE trace_id IN (${p})${time}
-               UNION SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE upstream_trace_id IN (${p})${time}
+  // One scan with OR: both stores read each side from its own partial index (PostgreSQL a
+  // BitmapOr, SQLite a multi-index OR) and a row on both sides comes once, without UNION's
+  // sort of whole rows to drop duplicates (issue 31: most of PostgreSQL's `trace`).
+  const sql = `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE (trace_id IN (${p}) OR upstream_trace_id IN (${p}))${time}
                ORDER BY occurred_at, error_id LIMIT ?`;
-  return { sql, params: [...unique, ...times, ...unique, ...times, limit] };
+  return { sql, params: [...unique, ...unique, ...times, limit] };
 }

@@ -122,6 +122,18 @@ describe('getError and getTrace', () => {
     expect(d.fingerprintWindowMs).toBe(600_000);
   });
 
+  it.each([
+    // 2 × limit + 1 rows fill the first read: the neighbours and the count come from their own reads.
+    [1, [1]],
+    // Fewer: every row of the window came in the first read.
+    [3, [1, 3, 4]],
+  ])('gives the same neighbours and count whether the window fills the first read or not (limit %i)', async (limit, attempts) => {
+    const [second] = (await searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 })).rows;
+    const d = (await getError(db, second!.error_id, { relatedLimit: limit }))!;
+    expect(d.sameFingerprint.map((r) => r.attempt)).toEqual(attempts);
+    expect(d.sameFingerprintCount).toBe(3);
+  });
+
   it('relates the DMC-12 row and the A2A row through their shared trace id', async () => {
     const d = (await getError(db, 'err_dmc12stray000000000000000000001'))!;
     expect(d.sameTrace.map((r) => r.error_id)).toEqual(['err_a2astray00000000000000000000002']);

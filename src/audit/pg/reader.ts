@@ -6,7 +6,7 @@ import pg from 'pg';
 import { AuditStoreError } from '../errors.js';
 import { redactPostgresUrl } from '../paths.js';
 import { UPGRADE_HINT } from '../reader.js';
-import type { AuditReader, ReadOptions, SqlValue } from '../backend.js';
+import type { AuditReader, SqlValue } from '../backend.js';
 import { PG_SCHEMA_VERSION, readPgVersion } from './schema.js';
 import { describePgError, numberPlaceholders, poolConfig } from './sql.js';
 
@@ -30,6 +30,11 @@ export function classifyPgError(error: unknown, label: string): AuditStoreError 
   return new AuditStoreError('unreadable', label, `cannot read ${label} (${code}: ${message}): ${how}`, { cause: error });
 }
 
+/** A reader's pool for `url`: `max` connections (default 2), each in read-only transactions. */
+export function readerPool(url: string, max = 2): pg.Pool {
+  return new pg.Pool({ ...poolConfig(url, { max, applicationName: 'aap-triage-reader' }), options: '-c default_transaction_read_only=on' });
+}
+
 /**
  * Open the PostgreSQL audit store at `url` for reading and check its schema version.
  * @throws {AuditStoreError} `missing` (no audit schema yet), `unreadable`, `not-an-audit-db`,
@@ -37,7 +42,7 @@ export function classifyPgError(error: unknown, label: string): AuditStoreError 
  */
 export async function openPgReader(url: string): Promise<AuditReader> {
   const label = redactPostgresUrl(url);
-  const pool = new pg.Pool({ ...poolConfig(url, { max: 2, applicationName: 'aap-triage-reader' }), options: '-c default_transaction_read_only=on' });
+  const pool = readerPool(url);
   // An idle client whose server went away emits 'error' on the pool; the next query reconnects.
   pool.on('error', () => undefined);
   try {
@@ -65,31 +70,19 @@ export async function openPgReader(url: string): Promise<AuditReader> {
  */
 export const MAX_PREPARED_STATEMENTS = 256;
 
-/** Runs of one key-lookup text on one connection before it is read under a generic plan (ReadOptions). */
-export const GENERIC_AFTER = 5;
-
 /**
  * An {@link AuditReader} over a pool. Statements with parameters run as named prepared
- * statements (one name per distinct text, prepared once per connection): planning a query over
- * the day partitions costs more than running it (~2 ms against ~0.4 ms per `listIssues`
- * per-issue lookup on 30 partitions, bench/pg-store.bench.mjs), and the triage functions ask the
- * same few shapes over and over. PostgreSQL re-plans a prepared statement itself after DDL (a
- * partition created or dropped); a "cached plan must not change result type" error (a column
- * added by a migration while the reader was open) drops the name and runs the text unnamed.
- * Key lookups ({@link ReadOptions}) run under `plan_cache_mode = force_generic_plan` once their
- * text has run {@link GENERIC_AFTER} times on the connection.
+ * statements (one name per distinct text, prepared once per connection): the triage functions
+ * ask the same few shapes over and over. PostgreSQL plans the first five runs of each for their
+ * values, then keeps a generic plan where it costs less (an aggregate over a day, a trace over
+ * every partition) and goes on planning per call where pruning to the statement's days wins (a
+ * lookup near a time). It re-plans a prepared statement itself after DDL (a partition created or
+ * dropped); a "cached plan must not change result type" error (a column added by a migration
+ * while the reader was open) drops the name and runs the text unnamed.
  */
 export function pgReader(pool: pg.Pool, label: string): AuditReader {
   let closed: Promise<void> | null = null;
   const names = new Map<string, string | null>();
-  // Connections whose plan_cache_mode is force_generic_plan, and how often each ran each text.
-  // A key lookup goes generic only once its text has run GENERIC_AFTER times on the connection:
-  // a generic plan is built over every partition (~10 ms at 31 days, far more at a year), which
-  // only pays off when the connection runs it again and again (the TUI, a bench), never for one
-  // `aap-triage show`. PostgreSQL's own rule is the same count, but it compares costs that count
-  // every partition, so it would never switch by itself.
-  const generic = new WeakSet<pg.PoolClient>();
-  const runs = new WeakMap<pg.PoolClient, Map<string, number>>();
   const query = async (client: pg.PoolClient, text: string, values: SqlValue[]) => {
     let name = names.get(text);
     if (name === undefined && values.length > 0 && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `aap_r${names.size}`));
@@ -102,28 +95,11 @@ export function pgReader(pool: pg.Pool, label: string): AuditReader {
       return client.query(text, values);
     }
   };
-  const run = async (sql: string, params: readonly SqlValue[], options: ReadOptions | undefined) => {
+  const run = async (sql: string, params: readonly SqlValue[]) => {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      const text = numberPlaceholders(sql);
-      let want = false;
-      // Only key lookups are counted, and only prepared ones go generic (an unnamed statement
-      // would build a generic plan on every call).
-      if (options?.keyLookup === true) {
-        let counts = runs.get(client);
-        if (!counts) runs.set(client, (counts = new Map()));
-        const n = (counts.get(text) ?? 0) + 1;
-        if (counts.size < MAX_PREPARED_STATEMENTS || counts.has(text)) counts.set(text, n);
-        want = n > GENERIC_AFTER && typeof names.get(text) === 'string';
-      }
-      if (generic.has(client) !== want) {
-        // RESET, not SET auto: back to whatever the server, database or role says.
-        await client.query(want ? 'SET plan_cache_mode = force_generic_plan' : 'RESET plan_cache_mode');
-        if (want) generic.add(client);
-        else generic.delete(client);
-      }
-      return await query(client, text, params as SqlValue[]);
+      return await query(client, numberPlaceholders(sql), params as SqlValue[]);
     } catch (error) {
       // A statement's own error leaves the connection usable; anything else drops it.
       if (!(error instanceof pg.DatabaseError) || error.severity === 'FATAL' || error.severity === 'PANIC') broken = error as Error;
@@ -135,11 +111,11 @@ export function pgReader(pool: pg.Pool, label: string): AuditReader {
   return {
     dialect: 'postgres',
     location: label,
-    async all<T>(sql: string, params: readonly SqlValue[] = [], options?: ReadOptions) {
-      return (await run(sql, params, options)).rows as T[];
+    async all<T>(sql: string, params: readonly SqlValue[] = []) {
+      return (await run(sql, params)).rows as T[];
     },
-    async get<T>(sql: string, params: readonly SqlValue[] = [], options?: ReadOptions) {
-      return (await run(sql, params, options)).rows[0] as T | undefined;
+    async get<T>(sql: string, params: readonly SqlValue[] = []) {
+      return (await run(sql, params)).rows[0] as T | undefined;
     },
     close() {
       closed ??= pool.end().catch(() => undefined);
