@@ -247,6 +247,9 @@ export const MIGRATIONS: readonly string[] = [
 
   ${issueHourVersionsFromRows()};
   `,
+  // 9 (issue 31): nothing changes here. On PostgreSQL the identifier columns get a statistics
+  // target of 1 (pg/schema.ts IDENTIFIER_COLUMNS); SQLite plans without per-column statistics.
+  `SELECT 1;`,
 ];
 
 /** Hour buckets of `issue_hours`, ms. */

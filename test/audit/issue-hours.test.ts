@@ -8,8 +8,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPseudonymizer, forgetSubject, openAuditSink, pruneOlderThan } from '../../src/audit/index.js';
 import pg from 'pg';
-import { migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
-import { migrate } from '../../src/audit/schema.js';
+import { migratePg, PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/audit/pg/schema.js';
+import { migrate, SCHEMA_VERSION } from '../../src/audit/schema.js';
 import { createTestStore, STORE_KINDS } from '../helpers/stores.js';
 import { captureLogger, makeEvent, tempDir } from './helpers.js';
 
@@ -100,14 +100,14 @@ describe.each(STORE_KINDS)('issue_hour_versions after migration 8 on the %s stor
         const db = new Database(store.target);
         db.exec('DROP TABLE issue_hour_versions');
         db.pragma('user_version = 7');
-        expect(migrate(db)).toBe(8);
+        expect(migrate(db)).toBe(SCHEMA_VERSION);
         db.close();
       } else {
         const client = new pg.Client({ connectionString: store.target });
         await client.connect();
         await client.query('DROP TABLE issue_hour_versions');
         await client.query('UPDATE aap_triage_schema SET version = 7');
-        expect(await migratePg(client, PG_MIGRATIONS)).toBe(8);
+        expect(await migratePg(client, PG_MIGRATIONS)).toBe(PG_SCHEMA_VERSION);
         await client.end();
       }
       const reader = await store.reader();

@@ -4,7 +4,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPseudonymizer, forgetInStore, MIGRATIONS, pruneStore } from '../../src/audit/index.js';
-import { PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
+import { ensurePartitions, IDENTIFIER_COLUMNS, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
+import { createTestDatabase } from '../helpers/pg.js';
 import { searchErrors } from '../../src/triage/index.js';
 import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
 import { event } from '../triage/seed.js';
@@ -22,6 +23,32 @@ afterEach(async () => {
 describe('migrations', () => {
   it('PostgreSQL has one migration for each SQLite migration, versioned the same way', () => {
     expect(PG_MIGRATIONS.length).toBe(MIGRATIONS.length);
+  });
+
+  it('gives the identifier columns a statistics target of 1 on PostgreSQL: on the table, a partition made before migration 9 and one made after', async () => {
+    const database = await createTestDatabase();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const known = new Set<string>();
+      await migratePg(client, PG_MIGRATIONS.slice(0, 8));
+      const [before] = await ensurePartitions(client, [NOW - DAY], known);
+      expect(await migratePg(client, PG_MIGRATIONS)).toBe(PG_MIGRATIONS.length);
+      const [after] = await ensurePartitions(client, [NOW], known);
+      const targets = await client.query<{ rel: string; col: string; target: number }>(
+        `SELECT c.relname AS rel, a.attname AS col, a.attstattarget AS target FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+          WHERE c.relname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped`,
+        [['error_events', before, after]],
+      );
+      for (const rel of ['error_events', before!, after!]) {
+        const of = targets.rows.filter((t) => t.rel === rel);
+        expect(of.filter((t) => t.target === 1).map((t) => t.col).sort()).toEqual([...IDENTIFIER_COLUMNS].sort());
+        expect(of.find((t) => t.col === 'client')?.target).toBe(-1);
+      }
+    } finally {
+      await client.end();
+      await database.drop();
+    }
   });
 });
 
