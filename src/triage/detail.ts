@@ -65,7 +65,7 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
       ? undefined
       : await db.get<ErrorEventRecord>(
           `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ? AND occurred_at >= ? AND occurred_at < ?`,
-          [errorId, at - ID_TIME_SLACK_MS, at + ID_TIME_SLACK_MS]
+          [errorId, at - ID_TIME_SLACK_MS, at + ID_TIME_SLACK_MS],
         );
   const rec = near ?? (await db.get<ErrorEventRecord>(`SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE error_id = ?`, [errorId]));
   if (!rec) return undefined;
@@ -73,34 +73,40 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   const limit = options.relatedLimit ?? 20;
   const span = options.fingerprintWindowMs ?? RETRY_WINDOW_MS;
   // The same trace and the whole retry window in one statement, each a tagged part with its own
-  // index range: one round trip and one planning (issue 31: PostgreSQL plans each statement anew
-  // for the values given, and planning, not reading, was most of a `show`).
+  // index range: one round trip and one planning (issue 31: planning, not reading, was most of
+  // PostgreSQL's `show`). Each part reads its range up to a cap, unordered: below the cap that is
+  // every row of the range, ordered here; at the cap an ordered read follows (a trace or a retry
+  // chain is a handful of rows). Without ORDER BY … LIMIT the planner weighs no walk of a time
+  // index in order, which it took for some values and which cost it time to weigh.
   const parts: string[] = [];
   const params: (string | number)[] = [];
   const traceIds = [error.trace_id, error.upstream_trace_id].filter((t): t is string => t !== null);
+  const traceWindow = { since: error.occurred_at - SAME_TRACE_WINDOW_MS, until: error.occurred_at + SAME_TRACE_WINDOW_MS + 1 };
+  // The error itself, `limit` others and one more.
+  const traceCap = limit + 2;
   if (traceIds.length) {
-    const trace = traceQuery(traceIds, limit + 1, { since: error.occurred_at - SAME_TRACE_WINDOW_MS, until: error.occurred_at + SAME_TRACE_WINDOW_MS + 1 });
+    const trace = traceQuery(traceIds, traceCap, traceWindow, false);
     parts.push(`SELECT 0 AS part, t.* FROM (${trace.sql}) t`);
     params.push(...trace.params);
   }
   // Same client (an index range on client, occurred_at), same fingerprint, within ±span.
   const match = `${error.client === null ? 'client IS NULL' : 'client = ?'} AND occurred_at >= ? AND occurred_at <= ? AND fingerprint = ? AND error_id <> ?`;
   const args = [...(error.client === null ? [] : [error.client]), error.occurred_at - span, error.occurred_at + span, error.fingerprint ?? '', errorId];
-  // The window's rows up to one more than both sides can show: fewer means every row of the
-  // window is here, so the neighbours and the count need nothing else (a retry chain is a handful).
+  // One more than both sides can show.
   const windowCap = 2 * limit + 1;
   if (error.fingerprint !== null) {
-    parts.push(`SELECT 1 AS part, w.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} ORDER BY occurred_at, error_id LIMIT ?) w`);
+    parts.push(`SELECT 1 AS part, w.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} LIMIT ?) w`);
     params.push(...args, windowCap);
   }
   const related = parts.length ? await db.all<ErrorEventRecord & { part: number }>(parts.join(' UNION ALL '), params) : [];
-  // Each part's rows in its own order (UNION ALL keeps no order between or within parts).
   const of = (part: number) =>
     related
       .filter((r) => r.part === part)
       .map(({ part: _, ...row }) => toErrorEvent(row))
       .sort(byTime);
-  const sameTrace = of(0).filter((r) => r.error_id !== errorId).slice(0, limit);
+  let trace = of(0);
+  if (trace.length === traceCap) trace = await getTrace(db, traceIds, limit + 1, traceWindow);
+  const sameTrace = trace.filter((r) => r.error_id !== errorId).slice(0, limit);
   let sameFingerprint: ErrorEvent[] = [];
   let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
@@ -114,7 +120,7 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
            ORDER BY occurred_at DESC, error_id DESC LIMIT ?) b
          UNION ALL SELECT a.* FROM (SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE ${match} AND (occurred_at > ? OR (occurred_at = ? AND error_id > ?))
            ORDER BY occurred_at, error_id LIMIT ?) a`,
-        [...args, ...here, limit, ...args, ...here, limit]
+        [...args, ...here, limit, ...args, ...here, limit],
       );
       window = rows.map(toErrorEvent).sort(byTime);
       sameFingerprintCount = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${match}`, args))?.n ?? 0;
@@ -158,8 +164,11 @@ export async function getTrace(db: Db, traceIds: string | readonly string[], lim
   return (await db.all<ErrorEventRecord>(q.sql, q.params)).map(toErrorEvent);
 }
 
-/** {@link getTrace}'s statement for `ids` (at least one), portable (`?` placeholders). */
-function traceQuery(ids: readonly string[], limit: number, within?: TimeWindow): { sql: string; params: (string | number)[] } {
+/**
+ * {@link getTrace}'s statement for `ids` (at least one), portable (`?` placeholders): the oldest
+ * `limit` rows, or when not `ordered` any `limit` of them.
+ */
+function traceQuery(ids: readonly string[], limit: number, within?: TimeWindow, ordered = true): { sql: string; params: (string | number)[] } {
   const unique = [...new Set(ids)];
   const p = unique.map(() => '?').join(',');
   const time = within ? ' AND occurred_at >= ? AND occurred_at < ?' : '';
@@ -168,6 +177,6 @@ function traceQuery(ids: readonly string[], limit: number, within?: TimeWindow):
   // BitmapOr, SQLite a multi-index OR) and a row on both sides comes once, without UNION's
   // sort of whole rows to drop duplicates (issue 31: most of PostgreSQL's `trace`).
   const sql = `SELECT ${ERROR_EVENT_SELECT} FROM error_events WHERE (trace_id IN (${p}) OR upstream_trace_id IN (${p}))${time}
-               ORDER BY occurred_at, error_id LIMIT ?`;
+               ${ordered ? 'ORDER BY occurred_at, error_id ' : ''}LIMIT ?`;
   return { sql, params: [...unique, ...unique, ...times, limit] };
 }

@@ -166,6 +166,25 @@ describe('getError and getTrace', () => {
     }
   });
 
+  it('lists the oldest other rows of the trace, whether the trace has more rows than it shows or not', async () => {
+    // Four rows of one trace, a minute apart, stored newest first and with ids that sort newest
+    // first (as a store's own order might return them); the second one shown. The trace is read
+    // up to limit + 2 rows in any order; at that many an ordered read gives the oldest.
+    const trace = '0000000000000000000000000000f00d';
+    const rows = [52, 53, 54, 55].map((m) => event({ occurred_at: T0 + m * MIN, trace_id: trace, client: STRAY_CLIENT, error_id: `err_tracerow${60 - m}` }));
+    await store.insertEvents([...rows].reverse());
+    try {
+      const shown = async (limit: number) => (await getError(db, rows[1]!.error_id, { relatedLimit: limit }))!.sameTrace.map((r) => r.error_id);
+      const [first, , third, fourth] = rows.map((r) => r.error_id);
+      expect(await shown(1)).toEqual([first]);
+      expect(await shown(2)).toEqual([first, third]);
+      expect(await shown(3)).toEqual([first, third, fourth]);
+      expect(await shown(20)).toEqual([first, third, fourth]);
+    } finally {
+      await store.deleteEvents(rows.map((r) => r.error_id));
+    }
+  });
+
   it('is undefined for an unknown id', async () => {
     expect((await getError(db, 'err_nope'))).toBeUndefined();
   });
