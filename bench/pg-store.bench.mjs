@@ -1,6 +1,6 @@
 // PostgreSQL audit store: write throughput of four writer processes, and triage latency vs SQLite (issue #19).
 //
-// Run:  npm run bench -- pg-store [write|read|all] [rows per writer=50000] [read rows=1000000]
+// Run:  npm run bench -- pg-store [write|read|all] [rows per writer=50000] [read rows=1000000] [read rounds=3]
 //       (or after `npm run build`: node bench/pg-store.bench.mjs all 50000 1000000)
 //       The issue's figures: `npm run bench -- pg-store all 25000 10000000`.
 // Needs PostgreSQL at AAP_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres, the
@@ -18,7 +18,9 @@
 //   removed at the end (also on SIGINT / SIGTERM); the PostgreSQL store's indexes are checked
 //   against a freshly migrated store's. Then search / show / trace / storms / stats / issues
 //   through the same triage functions and the one store interface, in-process, median of several
-//   runs, and a check that both stores gave the same answers.
+//   runs, and a check that both stores gave the same answers; in rounds, each with its own readers
+//   and its own 31 ids for show (pages no earlier round read), the store read first alternating;
+//   the figure is the median of the rounds' medians.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -35,12 +37,14 @@ import { fmt, median, time } from './timing.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ADMIN = process.env.AAP_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const [part = 'all', perWriterArg = '50000', readRowsArg = '1000000'] = process.argv.slice(2);
+const [part = 'all', perWriterArg = '50000', readRowsArg = '1000000', readRoundsArg = '3'] = process.argv.slice(2);
 const WRITERS = 4;
 /** Plain/sink pairs of the write part (issue 31: a median of at least five rounds). */
 const WRITE_PAIRS = 5;
 const perWriter = Number(perWriterArg);
 const readRows = Number(readRowsArg);
+/** Rounds of the read part (issue 31: one round's medians moved ±30 % between runs here). */
+const READ_ROUNDS = Number(readRoundsArg);
 
 const urlOf = (name) => {
   const u = new URL(ADMIN);
@@ -194,49 +198,63 @@ async function readPart(sqlitePath, pgUrl) {
   const day = { since: now - 86_400_000, until: now + 1 };
   const raw = new Database(sqlitePath, { readonly: true });
   const pickAt = raw.prepare('SELECT error_id, trace_id, upstream_trace_id FROM error_events WHERE occurred_at >= ? ORDER BY occurred_at LIMIT 1');
-  let seed = 7;
-  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  const picks = Array.from({ length: 31 }, () => pickAt.get(now - 30 * 86_400_000 + Math.floor(rand() * 30 * 86_400_000)));
+  // Each round its own 31 ids (pages no earlier round read) and its own readers (new connections).
+  const picksOf = (round) => {
+    let seed = 7 + round;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    return Array.from({ length: 31 }, () => pickAt.get(now - 30 * 86_400_000 + Math.floor(rand() * 30 * 86_400_000)));
+  };
+  const picks = Array.from({ length: READ_ROUNDS }, (_, r) => picksOf(r));
   raw.close();
-  const table = {};
-  for (const [store, target] of [
-    ['sqlite', sqlitePath],
-    ['postgres', pgUrl],
-  ]) {
-    const db = await openStoreReader(target);
-    const r = {};
-    r.search = await time(() => searchErrors(db, 'code:RATE_LIMITED since:1h', day, { now, limit: 50 }), 31);
-    r.show = await time((i) => getError(db, picks[i].error_id), 31);
-    // The same ids again: their pages now in the store's cache (PostgreSQL's shared buffers, 128 MB
-    // by default, copy each page from the OS cache on first touch; SQLite reads the OS cache).
-    r.showAgain = await time((i) => getError(db, picks[i].error_id), 31);
-    r.trace = await time((i) => getTrace(db, picks[i].upstream_trace_id ?? picks[i].trace_id), 31);
-    r.storms = await time(() => findStorms(db, day), 5);
-    r.stats = await time(() => computeStats(db, null, day, { now }), 5);
-    // `aap-triage issues --since 24h` at half past an hour (SQLite: summary + edge rows).
-    r.issues = await time(() => listIssues(db, { window: { since: now - 1_800_000 - 86_400_000, until: now - 1_800_000 }, now: now - 1_800_000 }), 5);
-    table[store] = r;
-    console.log(
-      `  ${store}: first page ${r.search.last.rows.length} of ${r.search.last.total}; ${r.storms.last.length} storms in 24 h; stats ${r.stats.last.errors} errors; ` +
-        `${r.issues.last.total} issues (${r.issues.last.source}), ${r.issues.last.issues.reduce((a, i) => a + i.count, 0)} errors`,
-    );
-    await db.close();
+  // round medians per store and question
+  const medians = { sqlite: {}, postgres: {} };
+  for (let round = 0; round < READ_ROUNDS; round++) {
+    const table = {};
+    // The store read first alternates, so the machine's drift and the OS cache hit both alike.
+    const stores = [
+      ['sqlite', sqlitePath],
+      ['postgres', pgUrl],
+    ];
+    for (const [store, target] of round % 2 ? stores.reverse() : stores) {
+      const db = await openStoreReader(target);
+      const r = {};
+      const ids = picks[round];
+      r.search = await time(() => searchErrors(db, 'code:RATE_LIMITED since:1h', day, { now, limit: 50 }), 31);
+      r.show = await time((i) => getError(db, ids[i].error_id), 31);
+      // The same ids again: their pages now in the store's cache (PostgreSQL's shared buffers, 128 MB
+      // by default, copy each page from the OS cache on first touch; SQLite reads the OS cache).
+      r.showAgain = await time((i) => getError(db, ids[i].error_id), 31);
+      r.trace = await time((i) => getTrace(db, ids[i].upstream_trace_id ?? ids[i].trace_id), 31);
+      r.storms = await time(() => findStorms(db, day), 5);
+      r.stats = await time(() => computeStats(db, null, day, { now }), 5);
+      // `aap-triage issues --since 24h` at half past an hour (SQLite: summary + edge rows).
+      r.issues = await time(() => listIssues(db, { window: { since: now - 1_800_000 - 86_400_000, until: now - 1_800_000 }, now: now - 1_800_000 }), 5);
+      table[store] = r;
+      for (const [k, v] of Object.entries(r)) (medians[store][k] ??= []).push(v.median);
+      if (round === 0) {
+        console.log(
+          `  ${store}: first page ${r.search.last.rows.length} of ${r.search.last.total}; ${r.storms.last.length} storms in 24 h; stats ${r.stats.last.errors} errors; ` +
+            `${r.issues.last.total} issues (${r.issues.last.source}), ${r.issues.last.issues.reduce((a, i) => a + i.count, 0)} errors`,
+        );
+      }
+      await db.close();
+    }
+    // Same answers: the last result of each question, `source` of issues aside (how, not what).
+    const answer = (r) => ({
+      search: r.search.last,
+      show: r.show.last,
+      trace: r.trace.last,
+      storms: r.storms.last,
+      stats: r.stats.last,
+      issues: { ...r.issues.last, source: undefined },
+    });
+    const a = answer(table.sqlite);
+    const b = answer(table.postgres);
+    const differ = Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+    console.log(`  round ${round + 1}: ${differ.length ? `ANSWERS DIFFER: ${differ.join(', ')}` : 'same answers on both stores (search, show, trace, storms, stats, issues)'}`);
   }
-  // Same answers: the last result of each question, `source` of issues aside (how, not what).
-  const answer = (r) => ({
-    search: r.search.last,
-    show: r.show.last,
-    trace: r.trace.last,
-    storms: r.storms.last,
-    stats: r.stats.last,
-    issues: { ...r.issues.last, source: undefined },
-  });
-  const a = answer(table.sqlite);
-  const b = answer(table.postgres);
-  const differ = Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-  console.log(differ.length ? `  ANSWERS DIFFER: ${differ.join(', ')}` : '  same answers on both stores (search, show, trace, storms, stats, issues)');
   console.log(`load average after the reads: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log('\nin-process median (min–max, n), same triage functions over the one store interface:');
+  console.log(`\nin-process, median of ${READ_ROUNDS} rounds' medians (lowest–highest round), each round its own readers and ids:`);
   console.log(`${''.padEnd(36)}${'SQLite'.padStart(30)}${'PostgreSQL'.padStart(30)}`);
   for (const [label, key] of [
     ['search code:RATE_LIMITED since:1h', 'search'],
@@ -247,7 +265,7 @@ async function readPart(sqlitePath, pgUrl) {
     ['stats --since 24h', 'stats'],
     ['issues --since 24h (at half past)', 'issues'],
   ]) {
-    const cell = (x) => `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`.padStart(30);
-    console.log(`${label.padEnd(36)}${cell(table.sqlite[key])}${cell(table.postgres[key])}`);
+    const cell = (xs) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`.padStart(30);
+    console.log(`${label.padEnd(36)}${cell(medians.sqlite[key])}${cell(medians.postgres[key])}`);
   }
 }
