@@ -37,6 +37,10 @@ describe('pgReader prepared statements', () => {
     expect(await reader.get('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE ?', ['aap_r%'])).toEqual({ n: 2 });
   });
 
+  it('reads in read-only transactions', async () => {
+    await expect(reader.all('CREATE TABLE u (a INTEGER)')).rejects.toMatchObject({ code: '25006' });
+  });
+
   it("keeps the connection after a statement's own error", async () => {
     const pid = async () => (await reader.get<{ p: number }>('SELECT pg_backend_pid() AS p'))?.p;
     const before = await pid();

@@ -84,9 +84,9 @@ describe('PostgreSQL audit sink', () => {
       expect(keptVersions).toEqual(versionRows);
       expect(new Set(keptVersions.map((r) => r.v))).toEqual(new Set(['', '1.4.0', '1.5.0']));
       // The day partitions the writer created carry the identifier columns' statistics target
-      // (migration 9; a new partition does not inherit it).
+      // (migration 9; a new partition does not inherit it). -1 (NULL from PostgreSQL 17): the default.
       const targets = await reader.all<{ part: string; col: string; target: number }>(
-        `SELECT c.relname AS part, a.attname AS col, a.attstattarget AS target FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        `SELECT c.relname AS part, a.attname AS col, COALESCE(a.attstattarget, -1) AS target FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
            JOIN pg_attribute a ON a.attrelid = c.oid WHERE i.inhparent = 'error_events'::regclass AND a.attname IN ('error_id', 'fingerprint', 'client') ORDER BY 1, 2`,
       );
       expect(targets.map((t) => [t.col, t.target])).toEqual([

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPseudonymizer, forgetInStore, MIGRATIONS, pruneStore } from '../../src/audit/index.js';
-import { ensurePartitions, IDENTIFIER_COLUMNS, migratePg, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
+import { ensurePartitions, IDENTIFIER_COLUMNS, migratePg, partitionFor, PG_MIGRATIONS } from '../../src/audit/pg/schema.js';
 import { createTestDatabase } from '../helpers/pg.js';
 import { searchErrors } from '../../src/triage/index.js';
 import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/stores.js';
@@ -30,17 +30,19 @@ describe('migrations', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const known = new Set<string>();
       await migratePg(client, PG_MIGRATIONS.slice(0, 8));
-      const [before] = await ensurePartitions(client, [NOW - DAY], known);
+      // A day partition as schema 8 made it (CREATE TABLE … PARTITION OF, nothing more).
+      const before = partitionFor(NOW - DAY);
+      await client.query(`CREATE TABLE ${before.name} PARTITION OF error_events FOR VALUES FROM (${before.from}) TO (${before.to})`);
       expect(await migratePg(client, PG_MIGRATIONS)).toBe(PG_MIGRATIONS.length);
-      const [after] = await ensurePartitions(client, [NOW], known);
+      const [after] = await ensurePartitions(client, [NOW], new Set([before.name]));
+      // attstattarget: -1 for the default before PostgreSQL 17, NULL from 17.
       const targets = await client.query<{ rel: string; col: string; target: number }>(
-        `SELECT c.relname AS rel, a.attname AS col, a.attstattarget AS target FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+        `SELECT c.relname AS rel, a.attname AS col, COALESCE(a.attstattarget, -1) AS target FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
           WHERE c.relname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped`,
-        [['error_events', before, after]],
+        [['error_events', before.name, after]],
       );
-      for (const rel of ['error_events', before!, after!]) {
+      for (const rel of ['error_events', before.name, after!]) {
         const of = targets.rows.filter((t) => t.rel === rel);
         expect(of.filter((t) => t.target === 1).map((t) => t.col).sort()).toEqual([...IDENTIFIER_COLUMNS].sort());
         expect(of.find((t) => t.col === 'client')?.target).toBe(-1);
