@@ -110,9 +110,9 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   let sameFingerprint: ErrorEvent[] = [];
   let sameFingerprintCount = 0;
   if (error.fingerprint !== null) {
-    let window = of(1);
-    sameFingerprintCount = window.length;
-    if (window.length === windowCap) {
+    let chain = of(1);
+    sameFingerprintCount = chain.length;
+    if (chain.length === windowCap) {
       // A storm: more rows in the window than both sides show. The nearest on each side, and the count.
       const here = [error.occurred_at, error.occurred_at, errorId];
       const rows = await db.all<ErrorEventRecord>(
@@ -122,10 +122,10 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
            ORDER BY occurred_at, error_id LIMIT ?) a`,
         [...args, ...here, limit, ...args, ...here, limit],
       );
-      window = rows.map(toErrorEvent).sort(byTime);
+      chain = rows.map(toErrorEvent).sort(byTime);
       sameFingerprintCount = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM error_events WHERE ${match}`, args))?.n ?? 0;
     }
-    sameFingerprint = nearest(window, error, limit);
+    sameFingerprint = nearest(chain, error, limit);
   }
   return {
     error,
@@ -137,7 +137,11 @@ export async function getError(db: Db, errorId: string, options: DetailOptions =
   };
 }
 
-/** Oldest first, ties by `error_id` (the stores' own order). */
+/**
+ * Oldest first, ties by `error_id`: the stores' own order, since stored ids are ASCII
+ * (SAFE_ERROR_ID) and JavaScript's `<` then orders them as SQLite's BINARY and PostgreSQL's
+ * `COLLATE "C"` do.
+ */
 const byTime = (x: ErrorEvent, y: ErrorEvent): number => x.occurred_at - y.occurred_at || (x.error_id < y.error_id ? -1 : x.error_id > y.error_id ? 1 : 0);
 
 /**

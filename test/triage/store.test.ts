@@ -123,15 +123,33 @@ describe('getError and getTrace', () => {
   });
 
   it.each([
-    // 2 × limit + 1 rows fill the first read: the neighbours and the count come from their own reads.
-    [1, [1]],
-    // Fewer: every row of the window came in the first read.
-    [3, [1, 3, 4]],
-  ])('gives the same neighbours and count whether the window fills the first read or not (limit %i)', async (limit, attempts) => {
-    const [second] = (await searchErrors(db, `client:${STORM_CLIENT} attempt:2`, { since: T0, until: T0 + MIN }, { limit: 1 })).rows;
-    const d = (await getError(db, second!.error_id, { relatedLimit: limit }))!;
+    // 2 × limit + 1 rows or more in the window: the nearest on each side and the count come from their own reads.
+    [1, [3]],
+    [2, [3, 5]],
+    // Fewer: every row of the window came in the one read.
+    [3, [2, 3, 5]],
+    [20, [1, 2, 3, 5, 6, 7]],
+  ])('shows the nearest of a 7-attempt chain and counts all six others (limit %i)', async (limit, attempts) => {
+    const [fourth] = (await searchErrors(db, `client:${RATE_CLIENT} attempt:4`, { since: T0 + 20 * MIN, until: T0 + 20 * MIN + 10_000 }, { limit: 1 })).rows;
+    const d = (await getError(db, fourth!.error_id, { relatedLimit: limit }))!;
     expect(d.sameFingerprint.map((r) => r.attempt)).toEqual(attempts);
-    expect(d.sameFingerprintCount).toBe(3);
+    expect(d.sameFingerprintCount).toBe(6);
+  });
+
+  it('splits rows at the same millisecond as the error by error_id, on both paths', async () => {
+    const at = T0 + 57 * MIN;
+    const rows = ['a', 'b', 'c', 'd', 'e', 'f'].map((k, i) => event({ occurred_at: at, error_id: `err_sametime${k}`, client: STRAY_CLIENT, fingerprint: 'fpSameTimexxxxxxxxxxxx', attempt: i + 1 }));
+    await store.insertEvents(rows);
+    try {
+      const around = async (limit: number) => (await getError(db, 'err_sametimec', { relatedLimit: limit }))!;
+      // limit 1 and 2: the window (5 others) fills the first read (3 and 5 rows); limit 3: it does not (7).
+      expect((await around(1)).sameFingerprint.map((r) => r.error_id)).toEqual(['err_sametimeb']);
+      expect((await around(2)).sameFingerprint.map((r) => r.error_id)).toEqual(['err_sametimeb', 'err_sametimed']);
+      expect((await around(3)).sameFingerprint.map((r) => r.error_id)).toEqual(['err_sametimea', 'err_sametimeb', 'err_sametimed']);
+      for (const limit of [1, 2, 3]) expect((await around(limit)).sameFingerprintCount).toBe(5);
+    } finally {
+      await store.deleteEvents(rows.map((r) => r.error_id));
+    }
   });
 
   it('relates the DMC-12 row and the A2A row through their shared trace id', async () => {
