@@ -19,7 +19,7 @@
 //   against a freshly migrated store's. Then search / show / trace / storms / stats / issues
 //   through the same triage functions and the one store interface, in-process, median of several
 //   runs, and a check that both stores gave the same answers; in rounds, each with its own readers
-//   and its own 31 ids for show (pages no earlier round read), the store read first alternating;
+//   and its own 31 ids for show (rows no earlier round read), the store read first alternating;
 //   the figure is the median of the rounds' medians.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -45,6 +45,10 @@ const perWriter = Number(perWriterArg);
 const readRows = Number(readRowsArg);
 /** Rounds of the read part (issue 31: one round's medians moved ±30 % between runs here). */
 const READ_ROUNDS = Number(readRoundsArg);
+if (!Number.isInteger(READ_ROUNDS) || READ_ROUNDS < 1) {
+  console.error(`pg-store: read rounds must be a whole number of at least 1, not ${readRoundsArg}`);
+  process.exit(2);
+}
 
 const urlOf = (name) => {
   const u = new URL(ADMIN);
@@ -198,7 +202,8 @@ async function readPart(sqlitePath, pgUrl) {
   const day = { since: now - 86_400_000, until: now + 1 };
   const raw = new Database(sqlitePath, { readonly: true });
   const pickAt = raw.prepare('SELECT error_id, trace_id, upstream_trace_id FROM error_events WHERE occurred_at >= ? ORDER BY occurred_at LIMIT 1');
-  // Each round its own 31 ids (pages no earlier round read) and its own readers (new connections).
+  // Each round its own 31 ids (rows no earlier round read, so their pages are first touched there)
+  // and its own readers (new connections, which load each partition's catalog entries anew).
   const picksOf = (round) => {
     let seed = 7 + round;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -206,7 +211,7 @@ async function readPart(sqlitePath, pgUrl) {
   };
   const picks = Array.from({ length: READ_ROUNDS }, (_, r) => picksOf(r));
   raw.close();
-  // round medians per store and question
+  // One round's median is one sample of the machine's state; the figure is the median of these.
   const medians = { sqlite: {}, postgres: {} };
   for (let round = 0; round < READ_ROUNDS; round++) {
     const table = {};
@@ -220,16 +225,18 @@ async function readPart(sqlitePath, pgUrl) {
       const r = {};
       const ids = picks[round];
       r.search = await time(() => searchErrors(db, 'code:RATE_LIMITED since:1h', day, { now, limit: 50 }), 31);
-      r.show = await time((i) => getError(db, ids[i].error_id), 31);
+      const shown = [];
+      const traced = [];
+      r.show = await time(async (i) => (shown[i] = await getError(db, ids[i].error_id)), 31);
       // The same ids again: their pages now in the store's cache (PostgreSQL's shared buffers, 128 MB
       // by default, copy each page from the OS cache on first touch; SQLite reads the OS cache).
       r.showAgain = await time((i) => getError(db, ids[i].error_id), 31);
-      r.trace = await time((i) => getTrace(db, ids[i].upstream_trace_id ?? ids[i].trace_id), 31);
+      r.trace = await time(async (i) => (traced[i] = await getTrace(db, ids[i].upstream_trace_id ?? ids[i].trace_id)), 31);
       r.storms = await time(() => findStorms(db, day), 5);
       r.stats = await time(() => computeStats(db, null, day, { now }), 5);
       // `aap-triage issues --since 24h` at half past an hour (SQLite: summary + edge rows).
       r.issues = await time(() => listIssues(db, { window: { since: now - 1_800_000 - 86_400_000, until: now - 1_800_000 }, now: now - 1_800_000 }), 5);
-      table[store] = r;
+      table[store] = { ...r, shown, traced };
       for (const [k, v] of Object.entries(r)) (medians[store][k] ??= []).push(v.median);
       if (round === 0) {
         console.log(
@@ -239,11 +246,12 @@ async function readPart(sqlitePath, pgUrl) {
       }
       await db.close();
     }
-    // Same answers: the last result of each question, `source` of issues aside (how, not what).
+    // Same answers: every show and trace, the last result of the other questions, `source` of
+    // issues aside (how, not what).
     const answer = (r) => ({
       search: r.search.last,
-      show: r.show.last,
-      trace: r.trace.last,
+      show: r.shown,
+      trace: r.traced,
       storms: r.storms.last,
       stats: r.stats.last,
       issues: { ...r.issues.last, source: undefined },
