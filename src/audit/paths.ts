@@ -64,6 +64,30 @@ export function redactPostgresUrl(url: string): string {
 }
 
 /**
+ * Query parameters a command line repeats from a PostgreSQL URL: they shape the connection and
+ * hold no secret. Without them a hint run as printed would connect otherwise (`sslmode=require`
+ * dropped is a connection without TLS).
+ */
+const CONNECTION_PARAMS = ['sslmode', 'uselibpqcompat'] as const;
+
+/**
+ * A PostgreSQL URL to repeat in a command line (a hint's `--db`): {@link redactPostgresUrl}'s form
+ * plus the {@link CONNECTION_PARAMS} given, so the command connects as the given URL did. Only for
+ * showing: key and health file names derive from {@link redactPostgresUrl}'s form alone.
+ */
+export function postgresUrlForCommand(url: string): string {
+  const shown = redactPostgresUrl(url);
+  const query = new URLSearchParams(splitUrl(url)?.query ?? '');
+  const kept = new URLSearchParams();
+  for (const name of CONNECTION_PARAMS) {
+    const value = query.get(name);
+    if (value !== null) kept.set(name, value);
+  }
+  const q = kept.toString();
+  return q ? `${shown}?${q}` : shown;
+}
+
+/**
  * The `sslmode` values node-postgres understands: libpq's six and its own `no-verify`
  * (https://www.postgresql.org/docs/current/libpq-ssl.html; pg-connection-string).
  */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuditStoreError, dbTargetProblem, isPostgresUrl, loadPseudonymizer, redactPostgresUrl, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
+import { AuditStoreError, dbTargetProblem, isPostgresUrl, loadPseudonymizer, postgresUrlForCommand, PseudonymKeyError, resolveDbPath, type Pseudonymizer } from '../triage/store.js';
 import type { Db, TimeWindow } from '../triage/index.js';
 import { shellWord } from './invocation.js';
 import { dbPathProblem, parseTimeSpec, resolveTimeSpec } from '../triage/index.js';
@@ -204,7 +204,7 @@ export class CommandContext {
       if (value !== undefined) parts.push(flag, shellWord(value));
     };
     // A PostgreSQL URL is repeated without its password (PGPASSWORD or ~/.pgpass supplies it).
-    add('--db', g.db !== undefined && isPostgresUrl(g.db) ? redactPostgresUrl(g.db) : g.db);
+    add('--db', g.db !== undefined && isPostgresUrl(g.db) ? postgresUrlForCommand(g.db) : g.db);
     add('--key-file', g.keyFile);
     if (options.window !== false) {
       add('--since', g.since);

@@ -22,6 +22,7 @@ export {
 export type { PgStoreInspection } from '../audit/pg/maintenance.js';
 export type { AuditReader, AuditDialect, SqlValue } from '../audit/store.js';
 export { inspectStore, migrateStore } from '../audit/inspect.js';
+export { IDENTIFIER_STATISTICS_SINCE } from '../audit/pg/schema.js';
 export type { InspectOptions, StoreInspection } from '../audit/inspect.js';
 export { nativeModuleProblem } from '../audit/driver.js';
 export { DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from '../audit/options.js';
@@ -32,7 +33,7 @@ export { DEFAULT_RETENTION_MS } from '../audit/retention.js';
 export type { ForgetResult, PrunePreview, PruneResult } from '../audit/maintenance.js';
 export { readHealth, readHealthRecords, removeHealthRecord } from '../audit/health.js';
 export type { AuditHealthFile } from '../audit/health.js';
-export { DEFAULT_DB_PATH, dbTargetProblem, defaultKeyFilePath, isPostgresUrl, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
+export { DEFAULT_DB_PATH, dbTargetProblem, defaultKeyFilePath, isPostgresUrl, postgresUrlForCommand, redactPostgresUrl, resolveDbPath, storeLabel } from '../audit/paths.js';
 export { MAX_LABEL_NAME, labelNameProblem, removeClientLabel, setClientLabel } from '../audit/labels.js';
 export type { ClientLabel } from '../audit/labels.js';
 export { MAX_OPERATOR_NAME, operatorNameProblem } from '../audit/issue-states.js';

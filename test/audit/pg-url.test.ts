@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { fallbackHealthFilePath } from '../../src/audit/health.js';
 import { openAuditSink, openFailedSink } from '../../src/audit/index.js';
 import { captureLogger } from './helpers.js';
-import { dbTargetProblem, defaultKeyFilePath, healthFilePath, isPostgresUrl, nodePgConnectionString, redactPostgresUrl, resolveDbPath, storeLabel } from '../../src/audit/paths.js';
+import { dbTargetProblem, defaultKeyFilePath, healthFilePath, isPostgresUrl, nodePgConnectionString, postgresUrlForCommand, redactPostgresUrl, resolveDbPath, storeLabel } from '../../src/audit/paths.js';
 import { describePgError, numberPlaceholders } from '../../src/audit/pg/sql.js';
 
 describe('isPostgresUrl / resolveDbPath', () => {
@@ -41,6 +41,18 @@ describe('redactPostgresUrl', () => {
     expect(a).toBe(healthFilePath('postgres://app:two@h/db'));
     expect(a).not.toContain('one');
     expect(defaultKeyFilePath('postgres://app:one@h/db')).toMatch(/\.aap-triage\/pg-[0-9a-f]{16}\.key$/);
+    // sslmode is shown in hints, but the files stay where they were.
+    expect(healthFilePath('postgres://app@h/db?sslmode=require')).toBe(a);
+  });
+});
+
+describe('postgresUrlForCommand', () => {
+  it('keeps sslmode and uselibpqcompat, so a hint run as printed connects the same way, and nothing secret', () => {
+    expect(postgresUrlForCommand('postgresql://app:s3cret@db.example.com:6432/audit?password=other&sslmode=require&sslpassword=x&uselibpqcompat=true')).toBe(
+      'postgres://app@db.example.com:6432/audit?sslmode=require&uselibpqcompat=true',
+    );
+    expect(postgresUrlForCommand('postgres://app:s3cret@h/db?application_name=x')).toBe('postgres://app@h/db');
+    expect(postgresUrlForCommand('postgres://app@h/db')).toBe('postgres://app@h/db');
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
@@ -156,7 +157,27 @@ describe('the CLI with --db postgres://…', () => {
     expect(r.err).not.toContain(SECRET);
   });
 
-  it('repeats the --db given (without its password) in the hint for an empty database', async () => {
+  it('doctor --migrate tells to ANALYZE once when it brought a store written before migration 9 across it, and only then', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const first = await cli('doctor', '--migrate', '--db', fresh.url);
+      expect(first.out).toMatch(/^migrated schema from version 0 to \d+$/m);
+      expect(first.out).not.toContain('ANALYZE');
+      const c = new pg.Client({ connectionString: fresh.url });
+      await c.connect();
+      await c.query('UPDATE aap_triage_schema SET version = 8');
+      await c.end();
+      const upgraded = await cli('doctor', '--migrate', '--db', fresh.url);
+      expect(upgraded.out).toMatch(/^migrated schema from version 8 to \d+\nthen run ANALYZE error_events once on this database/m);
+      const again = await cli('doctor', '--migrate', '--db', fresh.url);
+      expect(again.out).toMatch(/^schema already at version \d+$/m);
+      expect(again.out).not.toContain('ANALYZE');
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('repeats the --db given (without its password, with its sslmode) in the hint for an empty database', async () => {
     const empty = await createTestDatabase();
     try {
       const u = new URL(empty.url);
@@ -168,6 +189,12 @@ describe('the CLI with --db postgres://…', () => {
       // The hint names the program the way this process was started (src/cli/invocation.ts), never npx.
       expect(r.err).toContain(` --db ${shown} doctor --migrate\``);
       expect(r.err).not.toContain('npx');
+      // sslmode is how it connects: a hint without it could connect without TLS. Quoted for the shell.
+      u.searchParams.set('sslmode', 'disable');
+      const withMode = await cli('issues', '--db', u.toString());
+      expect(withMode.err).toContain(`AAP_TRIAGE_DB='${shown}?sslmode=disable'`);
+      expect(withMode.err).toContain(` --db '${shown}?sslmode=disable' doctor --migrate\``);
+      expect(withMode.err).not.toContain(SECRET);
     } finally {
       await empty.drop();
     }

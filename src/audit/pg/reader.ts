@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { AuditStoreError } from '../errors.js';
-import { redactPostgresUrl } from '../paths.js';
+import { postgresUrlForCommand, redactPostgresUrl } from '../paths.js';
 import { UPGRADE_HINT } from '../reader.js';
 import type { AuditReader, SqlValue } from '../backend.js';
 import { PG_SCHEMA_VERSION, readPgVersion } from './schema.js';
@@ -49,7 +49,12 @@ export async function openPgReader(url: string): Promise<AuditReader> {
     const client = await pool.connect();
     try {
       const version = await readPgVersion(client);
-      if (version === 0) throw new AuditStoreError('missing', label, `no audit store at ${label}: start an instrumented server with AAP_TRIAGE_DB=${label} (it creates the tables) or run \`aap-triage doctor --migrate\``);
+      if (version === 0) {
+        // Quoted when it keeps query parameters (`?`, `&` are the shell's).
+        const db = postgresUrlForCommand(url);
+        const env = db.includes('?') ? `AAP_TRIAGE_DB='${db}'` : `AAP_TRIAGE_DB=${db}`;
+        throw new AuditStoreError('missing', label, `no audit store at ${label}: start an instrumented server with ${env} (it creates the tables) or run \`aap-triage doctor --migrate\``);
+      }
       if (version < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store (tables but no schema version): check --db / AAP_TRIAGE_DB`);
       if (version > PG_SCHEMA_VERSION) throw new AuditStoreError('schema-too-new', label, `${label} has schema version ${version}, newer than this aap-triage's ${PG_SCHEMA_VERSION}: upgrade aap-triage`);
       if (version < PG_SCHEMA_VERSION) throw new AuditStoreError('schema-too-old', label, `${label} has schema version ${version}, older than this aap-triage's ${PG_SCHEMA_VERSION}: ${UPGRADE_HINT}`);

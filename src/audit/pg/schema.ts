@@ -35,6 +35,9 @@ const overAllTime = (sql: string): string => sql.replace(/\$1/g, String(Number.M
  */
 export const IDENTIFIER_COLUMNS = ['error_id', 'trace_id', 'span_id', 'upstream_trace_id', 'fingerprint', 'idempotency', 'subject', 'subject_alt'] as const;
 
+/** The migration that gave {@link IDENTIFIER_COLUMNS} their target: a store older than it needs one ANALYZE after it. */
+export const IDENTIFIER_STATISTICS_SINCE = 9;
+
 /** The ALTER TABLE actions giving {@link IDENTIFIER_COLUMNS} their statistics target. */
 export const IDENTIFIER_STATISTICS = IDENTIFIER_COLUMNS.map((c) => `ALTER COLUMN ${c} SET STATISTICS 1`).join(', ');
 
