@@ -143,7 +143,7 @@ export async function runDoctor(
 async function postgresChecks(url: string, now: number, command: (rest: string) => string): Promise<DoctorCheck[]> {
   try {
     const s = await inspectPostgresStore(url);
-    const facts = `schema ${s.schemaVersion} of ${s.expectedVersion}, ${s.partitions} day partitions, ${mib(s.totalBytes)}, PostgreSQL ${s.serverVersion}`;
+    const facts = `schema ${s.schemaVersion} of ${s.expectedVersion}, ${s.partitions} day partition${s.partitions === 1 ? '' : 's'}, ${mib(s.totalBytes)}, PostgreSQL ${s.serverVersion}`;
     if (s.schemaVersion < s.expectedVersion) return [{ check: 'database', status: 'fail', detail: `${s.path} (${facts}): older than this aap-triage — run ${command('doctor --migrate')}` }];
     return [{ check: 'database', status: 'ok', detail: `${s.path} (${facts})` }, await gapsCheck(url, now, command)];
   } catch (error) {
