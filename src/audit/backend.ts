@@ -64,8 +64,11 @@ export interface AuditBackend {
   readonly writer: WriterWorkerSpec;
   /** Open it read-only; an older or newer schema is refused, never migrated here. */
   openReader(): Promise<AuditReader>;
-  /** `doctor --migrate`: bring it to this version (creating it when empty). */
-  migrate(): Promise<{ from: number; to: number }>;
+  /**
+   * `doctor --migrate`: bring it to this version (creating it when empty). `notes`: what to do by
+   * hand after the migrations it ran, one line each.
+   */
+  migrate(): Promise<{ from: number; to: number; notes: string[] }>;
   /** `prune`: rows older than `now - olderThanMs` (ms). RangeError for a bad age. */
   prune(olderThanMs: number, now: number): Promise<PruneResult>;
   /** `prune --dry-run`: what `prune` would delete; writes nothing. RangeError for a bad age. */

@@ -52,7 +52,7 @@ export function forgetInStore(target: string, pseudonymizer: Pseudonymizer, emai
 }
 
 /** `doctor --migrate`: the store's migrations (creating a PostgreSQL schema when the database is empty). */
-export function migrateAuditStore(target: string): Promise<{ from: number; to: number }> {
+export function migrateAuditStore(target: string): Promise<{ from: number; to: number; notes: string[] }> {
   return openBackend(target).migrate();
 }
 

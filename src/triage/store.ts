@@ -22,7 +22,6 @@ export {
 export type { PgStoreInspection } from '../audit/pg/maintenance.js';
 export type { AuditReader, AuditDialect, SqlValue } from '../audit/store.js';
 export { inspectStore, migrateStore } from '../audit/inspect.js';
-export { IDENTIFIER_STATISTICS_SINCE } from '../audit/pg/schema.js';
 export type { InspectOptions, StoreInspection } from '../audit/inspect.js';
 export { nativeModuleProblem } from '../audit/driver.js';
 export { DEFAULT_JOURNAL_SIZE_LIMIT_BYTES } from '../audit/options.js';

@@ -13,7 +13,7 @@ import { redactPostgresUrl } from '../paths.js';
 import type { Pseudonymizer } from '../pseudonym.js';
 import { classifyPgError, openPgReader } from './reader.js';
 import { rebuildPgIssueHours } from './issue-hours.js';
-import { PG_MIGRATIONS, PG_SCHEMA_VERSION, migratePg, readPgVersion } from './schema.js';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION, migratePg, pgMigrationNotes, readPgVersion } from './schema.js';
 import { poolConfig } from './sql.js';
 
 /** Rows deleted per transaction. */
@@ -227,11 +227,12 @@ export async function inspectPgStore(url: string): Promise<PgStoreInspection> {
 }
 
 /** Brings the store to this aap-triage's schema (creating it when empty). Returns the versions before and after. */
-export async function migratePgStore(url: string): Promise<{ from: number; to: number }> {
+export async function migratePgStore(url: string): Promise<{ from: number; to: number; notes: string[] }> {
   return withClient(url, async (client, label) => {
     const from = await readPgVersion(client);
     if (from < 0) throw new AuditStoreError('not-an-audit-db', label, `${label} is not an aap-triage audit store (tables but no schema version): check --db / AAP_TRIAGE_DB`);
-    return { from, to: await migratePg(client, PG_MIGRATIONS) };
+    const to = await migratePg(client, PG_MIGRATIONS);
+    return { from, to, notes: pgMigrationNotes(from, to) };
   });
 }
 

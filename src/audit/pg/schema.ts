@@ -35,11 +35,11 @@ const overAllTime = (sql: string): string => sql.replace(/\$1/g, String(Number.M
  */
 export const IDENTIFIER_COLUMNS = ['error_id', 'trace_id', 'span_id', 'upstream_trace_id', 'fingerprint', 'idempotency', 'subject', 'subject_alt'] as const;
 
-/** The migration that gave {@link IDENTIFIER_COLUMNS} their target: a store older than it needs one ANALYZE after it. */
-export const IDENTIFIER_STATISTICS_SINCE = 9;
+/** The ALTER TABLE actions giving `columns` a statistics target of 1. */
+const statisticsOfOne = (columns: readonly string[]): string => columns.map((c) => `ALTER COLUMN ${c} SET STATISTICS 1`).join(', ');
 
 /** The ALTER TABLE actions giving {@link IDENTIFIER_COLUMNS} their statistics target. */
-export const IDENTIFIER_STATISTICS = IDENTIFIER_COLUMNS.map((c) => `ALTER COLUMN ${c} SET STATISTICS 1`).join(', ');
+export const IDENTIFIER_STATISTICS = statisticsOfOne(IDENTIFIER_COLUMNS);
 
 /** Numbered migrations, as in schema.ts. Never edit a released one: add one. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -232,8 +232,24 @@ export const PG_MIGRATIONS: readonly string[] = [
   // TABLE recurses; SHARE UPDATE EXCLUSIVE: rows go on being written and read); ensurePartitions
   // sets it on each new partition, which does not inherit it. The smaller statistics come with a
   // partition's next ANALYZE (docs/audit-store.md: once by hand for the days already written).
-  `ALTER TABLE error_events ${['error_id', 'trace_id', 'span_id', 'upstream_trace_id', 'fingerprint', 'idempotency', 'subject', 'subject_alt'].map((c) => `ALTER COLUMN ${c} SET STATISTICS 1`).join(', ')};`,
+  `ALTER TABLE error_events ${statisticsOfOne(['error_id', 'trace_id', 'span_id', 'upstream_trace_id', 'fingerprint', 'idempotency', 'subject', 'subject_alt'])};`,
 ];
+
+/**
+ * What an operator does by hand once a migration has taken a store that held rows across it, by
+ * migration number (one line each; `doctor --migrate` prints them).
+ */
+const PG_MIGRATION_NOTES: Readonly<Record<number, string>> = {
+  9: 'then run ANALYZE error_events once on this database (psql; about 20 s at 10 M rows, blocking no reader or writer) so the days already written get the smaller statistics of migration 9',
+};
+
+/** The {@link PG_MIGRATION_NOTES} of migrations after `from` up to `to`; none for a store created now (`from` 0). */
+export function pgMigrationNotes(from: number, to: number): string[] {
+  if (from <= 0) return [];
+  return Object.entries(PG_MIGRATION_NOTES)
+    .filter(([n]) => Number(n) > from && Number(n) <= to)
+    .map(([, note]) => note);
+}
 
 /** Schema version of a fully migrated PostgreSQL store. */
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -18,7 +18,7 @@ export function sqliteBackend(path: string): AuditBackend {
       return sqliteReader(db, file);
     },
     async migrate() {
-      return migrateStore(path);
+      return { ...migrateStore(path), notes: [] };
     },
     async prune(olderThanMs, now) {
       return pruneOlderThan(path, olderThanMs, now);

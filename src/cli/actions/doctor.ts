@@ -4,7 +4,6 @@ import {
   AuditStoreError,
   DEFAULT_JOURNAL_SIZE_LIMIT_BYTES,
   defaultKeyFilePath,
-  IDENTIFIER_STATISTICS_SINCE,
   isPostgresUrl,
   inspectStore,
   loadPseudonymizer,
@@ -179,11 +178,7 @@ export async function doctor(ctx: CommandContext, cmd: Command): Promise<void> {
     } catch (error) {
       throw toCliError(error);
     }
-    const lines = [done.from === done.to ? `schema already at version ${done.to}` : `migrated schema from version ${done.from} to ${done.to}`];
-    // Days already written are not analyzed again by autovacuum (docs/audit-store.md).
-    if (isPostgresUrl(ctx.storePath(cmd)) && done.from > 0 && done.from < IDENTIFIER_STATISTICS_SINCE && done.to >= IDENTIFIER_STATISTICS_SINCE) {
-      lines.push('then run ANALYZE error_events once on this database (psql; about 20 s at 10 M rows, blocking no reader or writer) so the days already written get the smaller statistics of migration 9');
-    }
+    const lines = [done.from === done.to ? `schema already at version ${done.to}` : `migrated schema from version ${done.from} to ${done.to}`, ...done.notes];
     for (const line of lines) {
       if (g.json) ctx.note(`aap-triage: ${line}`);
       else ctx.out(line);
